@@ -1,0 +1,368 @@
+//! Items: model-visible Responses API input items, kept as their source text plus the few header
+//! fields that replay and normalization decide on, read once when the line is parsed.
+
+use std::borrow::Cow;
+
+use crate::json;
+
+/// The item `type`s the rules tell apart. Everything else is `Other` and passes through untouched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    Message,
+    FunctionCall,
+    FunctionCallOutput,
+    LocalShellCall,
+    CustomToolCall,
+    CustomToolCallOutput,
+    ToolSearchCall,
+    ToolSearchOutput,
+    ImageGenerationCall,
+    GhostSnapshot,
+    Other,
+}
+
+impl ItemKind {
+    fn from_type(t: &str) -> ItemKind {
+        match t {
+            "message" => ItemKind::Message,
+            "function_call" => ItemKind::FunctionCall,
+            "function_call_output" => ItemKind::FunctionCallOutput,
+            "local_shell_call" => ItemKind::LocalShellCall,
+            "custom_tool_call" => ItemKind::CustomToolCall,
+            "custom_tool_call_output" => ItemKind::CustomToolCallOutput,
+            "tool_search_call" => ItemKind::ToolSearchCall,
+            "tool_search_output" => ItemKind::ToolSearchOutput,
+            "image_generation_call" => ItemKind::ImageGenerationCall,
+            "ghost_snapshot" => ItemKind::GhostSnapshot,
+            _ => ItemKind::Other,
+        }
+    }
+
+    /// Whether `call_id` matters for this kind (calls and their outputs).
+    fn pairs(self) -> bool {
+        match self {
+            ItemKind::FunctionCall
+            | ItemKind::FunctionCallOutput
+            | ItemKind::LocalShellCall
+            | ItemKind::CustomToolCall
+            | ItemKind::CustomToolCallOutput
+            | ItemKind::ToolSearchCall
+            | ItemKind::ToolSearchOutput => true,
+            ItemKind::Message
+            | ItemKind::ImageGenerationCall
+            | ItemKind::GhostSnapshot
+            | ItemKind::Other => false,
+        }
+    }
+}
+
+/// Media parts an item holds that a text-only model cannot take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Media {
+    /// `input_image` parts in `content` (messages) or an array `output` (tool outputs).
+    pub images: u32,
+    /// `input_audio` parts, likewise.
+    pub audio: u32,
+    /// An `image_generation_call` whose `result` is something other than `""`.
+    pub image_result: bool,
+}
+
+impl Media {
+    pub fn is_empty(&self) -> bool {
+        *self == Media::default()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub kind: ItemKind,
+    /// A `message` with role `user` and no contextual fragment: what a rollback counts.
+    pub user_turn: bool,
+    /// The non-empty string `id` of a call (synthetic output ids derive from it).
+    pub id: Option<Box<str>>,
+    /// The string `call_id` of a call or output; other spellings (null, numbers) pair with nothing.
+    pub call_id: Option<Box<str>>,
+    /// A `tool_search_output` with `execution` `"server"`: never an orphan.
+    pub server_execution: bool,
+    pub media: Media,
+    /// The exact source text, when the command prints items.
+    pub text: Option<Box<str>>,
+}
+
+/// What a candidate item turned out to be.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Parsed {
+    Item(Item),
+    /// A ghost snapshot or a system message: never enters history (SPEC §4).
+    Filtered,
+    NotObject,
+    NoType,
+}
+
+impl Item {
+    /// An object without a string `type`: kept in replacement histories, but paired with nothing.
+    pub fn untyped(raw: &str, keep_text: bool) -> Item {
+        Item {
+            kind: ItemKind::Other,
+            user_turn: false,
+            id: None,
+            call_id: None,
+            server_execution: false,
+            media: Media::default(),
+            text: keep_text.then(|| raw.into()),
+        }
+    }
+}
+
+fn string(raw: Option<&str>) -> Option<Cow<'_, str>> {
+    raw.and_then(json::decode_str)
+}
+
+/// Reads the header of the item whose (validated) JSON text is `raw`.
+pub fn parse(raw: &str, keep_text: bool) -> Parsed {
+    if !raw.starts_with('{') {
+        return Parsed::NotObject;
+    }
+    let mut type_raw = None;
+    let mut role = None;
+    let mut id = None;
+    let mut call_id = None;
+    let mut execution = None;
+    let mut content = None;
+    let mut output = None;
+    let mut result = None;
+    for m in json::members(raw) {
+        let value = &raw[m.value];
+        let slot = match json::decode_str(&raw[m.key]).as_deref() {
+            Some("type") => &mut type_raw,
+            Some("role") => &mut role,
+            Some("id") => &mut id,
+            Some("call_id") => &mut call_id,
+            Some("execution") => &mut execution,
+            Some("content") => &mut content,
+            Some("output") => &mut output,
+            Some("result") => &mut result,
+            _ => continue,
+        };
+        *slot = Some(value);
+    }
+    let Some(type_name) = type_raw.and_then(json::decode_str) else {
+        return Parsed::NoType;
+    };
+    let kind = ItemKind::from_type(&type_name);
+
+    let mut item = Item {
+        kind,
+        ..Item::untyped(raw, keep_text)
+    };
+    if kind.pairs() {
+        item.call_id = string(call_id).map(Into::into);
+        item.id = string(id).filter(|id| !id.is_empty()).map(Into::into);
+    }
+    match kind {
+        ItemKind::GhostSnapshot => return Parsed::Filtered,
+        ItemKind::Message => {
+            let role = string(role);
+            if role.as_deref() == Some("system") {
+                return Parsed::Filtered;
+            }
+            let parts = scan_parts(content, role.as_deref() == Some("user"));
+            item.media = parts.media;
+            item.user_turn = role.as_deref() == Some("user") && !parts.contextual;
+        }
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
+            item.media = scan_parts(output, false).media;
+        }
+        ItemKind::ToolSearchOutput => {
+            item.server_execution = string(execution).as_deref() == Some("server");
+        }
+        ItemKind::ImageGenerationCall => {
+            item.media.image_result = result.is_some_and(|r| r != "\"\"");
+        }
+        ItemKind::FunctionCall
+        | ItemKind::LocalShellCall
+        | ItemKind::CustomToolCall
+        | ItemKind::ToolSearchCall
+        | ItemKind::Other => {}
+    }
+    Parsed::Item(item)
+}
+
+struct Parts {
+    media: Media,
+    contextual: bool,
+}
+
+/// Counts media parts of a `content`/`output` array, and notes contextual `input_text` parts.
+fn scan_parts(array: Option<&str>, check_fragments: bool) -> Parts {
+    let mut parts = Parts {
+        media: Media::default(),
+        contextual: false,
+    };
+    let Some(array) = array.filter(|a| a.starts_with('[')) else {
+        return parts;
+    };
+    for range in json::elements(array) {
+        let part = &array[range];
+        if !part.starts_with('{') {
+            continue;
+        }
+        match part_type(part).as_deref() {
+            Some("input_image") => parts.media.images += 1,
+            Some("input_audio") => parts.media.audio += 1,
+            Some("input_text") if check_fragments => {
+                let text = json::get(part, "text").and_then(json::decode_str);
+                parts.contextual |= text.is_some_and(|t| is_contextual_fragment(&t));
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+/// The decoded `type` of a content part.
+pub fn part_type(part: &str) -> Option<Cow<'_, str>> {
+    json::get(part, "type").and_then(json::decode_str)
+}
+
+/// Start and end markers of the text that Codex injects as user messages but that are context,
+/// not a user's turn (SPEC §2.1).
+const FRAGMENTS: [(&str, &str); 7] = [
+    ("# AGENTS.md instructions for ", "</INSTRUCTIONS>"),
+    ("<environment_context>", "</environment_context>"),
+    ("<user_instructions>", "</user_instructions>"),
+    ("<skill>", "</skill>"),
+    ("<user_shell_command>", "</user_shell_command>"),
+    ("<turn_aborted>", "</turn_aborted>"),
+    ("<subagent_notification>", "</subagent_notification>"),
+];
+
+pub fn is_contextual_fragment(text: &str) -> bool {
+    let t = text.trim().as_bytes();
+    FRAGMENTS.iter().any(|(start, end)| {
+        let (start, end) = (start.as_bytes(), end.as_bytes());
+        t.len() >= start.len()
+            && t.len() >= end.len()
+            && t[..start.len()].eq_ignore_ascii_case(start)
+            && t[t.len() - end.len()..].eq_ignore_ascii_case(end)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(raw: &str) -> Item {
+        match parse(raw, true) {
+            Parsed::Item(item) => item,
+            other => panic!("{raw}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_call_headers() {
+        let call = item(r#"{"type":"function_call","id":"fc_1","call_id":"c\u0031","name":"x"}"#);
+        assert_eq!(
+            call,
+            Item {
+                kind: ItemKind::FunctionCall,
+                user_turn: false,
+                id: Some("fc_1".into()),
+                call_id: Some("c1".into()),
+                server_execution: false,
+                media: Media::default(),
+                text: Some(
+                    r#"{"type":"function_call","id":"fc_1","call_id":"c\u0031","name":"x"}"#.into()
+                ),
+            }
+        );
+        let empty_id = item(r#"{"type":"custom_tool_call","id":"","call_id":null}"#);
+        assert_eq!((empty_id.id, empty_id.call_id), (None, None));
+        let numeric = item(r#"{"type":"function_call_output","call_id":7,"output":"x"}"#);
+        assert_eq!(numeric.call_id, None);
+    }
+
+    #[test]
+    fn filters_ghosts_and_system_messages() {
+        assert_eq!(
+            parse(r#"{"type":"ghost_snapshot"}"#, false),
+            Parsed::Filtered
+        );
+        assert_eq!(
+            parse(r#"{"type":"message","role":"system","content":[]}"#, false),
+            Parsed::Filtered
+        );
+        assert_eq!(parse("[1]", false), Parsed::NotObject);
+        assert_eq!(parse(r#"{"type":1}"#, false), Parsed::NoType);
+        assert_eq!(parse(r#"{"role":"user"}"#, false), Parsed::NoType);
+    }
+
+    #[test]
+    fn user_turns_exclude_contextual_fragments() {
+        let turn = |raw: &str| item(raw).user_turn;
+        assert!(turn(
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#
+        ));
+        assert!(turn(
+            r#"{"type":"message","role":"user","content":"not an array"}"#
+        ));
+        assert!(!turn(
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"  <ENVIRONMENT_CONTEXT>x</environment_context>\n"}]}"#
+        ));
+        assert!(!turn(
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"},{"type":"input_text","text":"<skill>s</skill>"}]}"#
+        ));
+        assert!(!turn(
+            r#"{"type":"message","role":"assistant","content":[]}"#
+        ));
+    }
+
+    #[test]
+    fn fragment_markers_need_both_ends() {
+        assert!(is_contextual_fragment(
+            "# agents.md INSTRUCTIONS FOR /repo\n\n<INSTRUCTIONS>x</instructions>"
+        ));
+        assert!(is_contextual_fragment("<turn_aborted></turn_aborted>"));
+        assert!(!is_contextual_fragment("<skill> unterminated"));
+        assert!(!is_contextual_fragment("say <skill>x</skill>"));
+        assert!(!is_contextual_fragment(""));
+    }
+
+    #[test]
+    fn counts_media_parts() {
+        let msg = item(
+            r#"{"type":"message","role":"user","content":[{"type":"input_image","image_url":"data:"},{"type":"input_audio"},{"type":"input_image"}]}"#,
+        );
+        assert_eq!(
+            msg.media,
+            Media {
+                images: 2,
+                audio: 1,
+                image_result: false
+            }
+        );
+        let out = item(
+            r#"{"type":"function_call_output","call_id":"c","output":[{"type":"input_image"}]}"#,
+        );
+        assert_eq!(out.media.images, 1);
+        let string_out = item(
+            r#"{"type":"function_call_output","call_id":"c","output":"[{\"type\":\"input_image\"}]"}"#,
+        );
+        assert!(string_out.media.is_empty());
+        assert!(
+            item(r#"{"type":"image_generation_call","result":"aGk="}"#)
+                .media
+                .image_result
+        );
+        assert!(
+            !item(r#"{"type":"image_generation_call","result":""}"#)
+                .media
+                .image_result
+        );
+        assert!(
+            !item(r#"{"type":"image_generation_call"}"#)
+                .media
+                .image_result
+        );
+    }
+}

@@ -1,0 +1,70 @@
+//! Rendering: one module per output format, chosen once from the resolved config. Renderers
+//! write to a `Write`; nothing here prints directly.
+
+mod diff;
+mod report;
+mod text;
+mod view;
+
+use std::io::{self, Write};
+
+use crate::cli::{Config, Format, Job};
+use crate::normalize;
+use crate::replay::ResumeState;
+
+/// Writes what `config.job` asks for about `state` (read from the input called `name`).
+pub fn render(
+    config: &Config,
+    name: &str,
+    state: &ResumeState,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let paint = Paint(config.color);
+    match config.job {
+        Job::History => view::history_jsonl(state, out),
+        Job::Report { json: true } => report::json(name, state, out),
+        Job::Report { json: false } => report::human(name, state, paint, out),
+        Job::View { format, modalities } => {
+            let view = normalize::normalize(&state.history, modalities);
+            match format {
+                Format::Jsonl => view::jsonl(&view, out),
+                Format::Json => view::json_array(&view, out),
+                Format::Text => text::transcript(&view, paint, out),
+            }
+        }
+        Job::Diff { modalities } => {
+            let view = normalize::normalize(&state.history, modalities);
+            diff::write(name, &view, paint, out)
+        }
+    }
+}
+
+/// ANSI colour for human output, or nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Paint(pub bool);
+
+impl Paint {
+    pub fn bold(self, text: &str) -> String {
+        self.sgr("1", text)
+    }
+    pub fn red(self, text: &str) -> String {
+        self.sgr("31", text)
+    }
+    pub fn green(self, text: &str) -> String {
+        self.sgr("32", text)
+    }
+    pub fn yellow(self, text: &str) -> String {
+        self.sgr("33", text)
+    }
+    pub fn dim(self, text: &str) -> String {
+        self.sgr("2", text)
+    }
+
+    fn sgr(self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! The report, for people (aligned, short even for millions of bad lines) and as one JSON object.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use super::Paint;
+use crate::escape::escape;
+use crate::replay::ResumeState;
+use crate::report::{Report, TurnRef};
+
+/// How many entries of a long list the human report shows before "… and N more".
+const SHOWN: usize = 20;
+
+pub fn json(name: &str, state: &ResumeState, out: &mut impl Write) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &Report::new(name, state))?;
+    out.write_all(b"\n")
+}
+
+pub fn human(
+    name: &str,
+    state: &ResumeState,
+    paint: Paint,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let r = Report::new(name, state);
+    let row = |out: &mut dyn Write, label: &str, value: &str| {
+        writeln!(out, "{:<17}{value}", paint.bold(label))
+    };
+    let none = paint.dim("none");
+
+    row(out, "rollout", &escape(r.file))?;
+    row(out, "thread", &escape(r.thread_id))?;
+    if let Some(cwd) = r.cwd {
+        row(out, "working dir", &escape(cwd))?;
+    }
+    if let Some(started) = r.started {
+        row(out, "started", &escape(started))?;
+    }
+    row(out, "dialect", r.dialect)?;
+    row(
+        out,
+        "lines",
+        &format!(
+            "{} ({} records, {} blank)",
+            r.lines, r.records, r.blank_lines
+        ),
+    )?;
+
+    let errors = if r.parse_errors == 0 {
+        none.clone()
+    } else {
+        paint.red(&r.parse_errors.to_string())
+    };
+    row(out, "parse errors", &errors)?;
+    for e in r.errors.iter().take(SHOWN) {
+        writeln!(out, "  line {:<8} {}", e.line, escape(&e.reason))?;
+    }
+    more(out, r.parse_errors, SHOWN)?;
+    if r.torn_tail {
+        let last = r.error_lines.last().copied().unwrap_or_default();
+        row(
+            out,
+            "torn tail",
+            &paint.yellow(&format!("line {last} was cut off mid-write")),
+        )?;
+    }
+    row(
+        out,
+        "unknown records",
+        &tally(r.unknown_records, r.unknown_record_kinds, &none),
+    )?;
+    row(
+        out,
+        "unknown events",
+        &tally(r.unknown_events, r.unknown_event_types, &none),
+    )?;
+    if r.session_metas > 1 {
+        row(
+            out,
+            "session metas",
+            &format!("{} (the first one names the thread)", r.session_metas),
+        )?;
+    }
+    row(out, "history", &format!("{} items", r.history_items))?;
+    let incomplete = match &r.incomplete_turn {
+        Some(turn) => paint.yellow(&turn_text(turn)),
+        None => none.clone(),
+    };
+    row(out, "incomplete turn", &incomplete)?;
+    let abandoned = if r.abandoned_turns.is_empty() {
+        none.clone()
+    } else {
+        r.abandoned_turns.len().to_string()
+    };
+    row(out, "abandoned turns", &abandoned)?;
+    for turn in r.abandoned_turns.iter().take(SHOWN) {
+        writeln!(out, "  {}", turn_text(turn))?;
+    }
+    more(out, r.abandoned_turns.len() as u64, SHOWN)?;
+    row(
+        out,
+        "turns",
+        &format!(
+            "{} completed, {} aborted",
+            r.completed_turns, r.aborted_turns
+        ),
+    )?;
+    row(out, "compactions", &r.compactions.to_string())?;
+    row(out, "rollbacks", &r.rollbacks.to_string())?;
+
+    let repairs = &r.repairs;
+    let missing = repairs.missing_outputs.len();
+    let orphans = repairs.orphan_outputs.len();
+    let summary = if missing + orphans == 0 && repairs.images_replaced + repairs.audio_replaced == 0
+    {
+        none
+    } else {
+        paint.yellow(&format!(
+            "{missing} synthetic {}, {orphans} orphan {} removed, {} {} and {} audio {} replaced",
+            plural(missing as u64, "output", "outputs"),
+            plural(orphans as u64, "output", "outputs"),
+            repairs.images_replaced,
+            plural(repairs.images_replaced, "image", "images"),
+            repairs.audio_replaced,
+            plural(repairs.audio_replaced, "part", "parts"),
+        ))
+    };
+    row(out, "prompt view", &summary)?;
+    for (label, ids) in [
+        ("missing output", &repairs.missing_outputs),
+        ("orphan output", &repairs.orphan_outputs),
+    ] {
+        for id in ids.iter().take(SHOWN) {
+            writeln!(out, "  {label:<15}call_id {}", escape(id))?;
+        }
+        more(out, ids.len() as u64, SHOWN)?;
+    }
+    Ok(())
+}
+
+fn more(out: &mut dyn Write, total: u64, shown: usize) -> io::Result<()> {
+    match total.checked_sub(shown as u64) {
+        Some(rest) if rest > 0 => writeln!(out, "  … and {rest} more"),
+        _ => Ok(()),
+    }
+}
+
+fn turn_text(turn: &TurnRef<'_>) -> String {
+    match turn.turn_id {
+        Some(id) => format!("{} (opened at line {})", escape(id), turn.line),
+        None => format!("turn without id (opened at line {})", turn.line),
+    }
+}
+
+fn tally(total: u64, names: &BTreeMap<Box<str>, u64>, none: &str) -> String {
+    if total == 0 {
+        return none.to_string();
+    }
+    let named: Vec<String> = names
+        .iter()
+        .map(|(name, n)| format!("{} ×{n}", escape(name)))
+        .collect();
+    format!("{total}: {}", named.join(", "))
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}

@@ -1,0 +1,328 @@
+//! Replay: folds records, in file order, into the resume state an agent would start from
+//! (SPEC §2–§5). Lines are parsed in parallel, chunk by chunk, and folded in order.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+
+use crate::item::Item;
+use crate::read::{self, Chunker};
+use crate::record::{self, Classified, Dialect, Record, SessionMeta};
+
+/// Parse errors kept with their reasons; beyond this only the line numbers are kept, so that two
+/// million bad lines cost megabytes, not gigabytes.
+pub const MAX_REASONS: usize = 1000;
+/// Distinct unknown kinds (records or events) named in the report; the rest are only counted.
+const MAX_KIND_NAMES: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LineError {
+    pub line: u64,
+    pub reason: String,
+}
+
+/// A turn as opened by a start event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub turn_id: Option<Box<str>>,
+    /// The line of the start event.
+    pub line: u64,
+}
+
+/// Which dialects the valid records were written in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dialects {
+    pub codex: bool,
+    pub mini: bool,
+}
+
+impl Dialects {
+    pub fn name(self) -> &'static str {
+        match (self.codex, self.mini) {
+            (true, true) => "mixed",
+            (true, false) => "codex",
+            (false, true) => "mini",
+            (false, false) => "none",
+        }
+    }
+}
+
+/// Kind names with how often each was seen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub total: u64,
+    pub by_name: BTreeMap<Box<str>, u64>,
+}
+
+impl Tally {
+    fn add(&mut self, name: Box<str>) {
+        self.total += 1;
+        if self.by_name.len() < MAX_KIND_NAMES || self.by_name.contains_key(&name) {
+            *self.by_name.entry(name).or_default() += 1;
+        }
+    }
+}
+
+/// Everything replay learns from a rollout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeState {
+    pub session: SessionMeta,
+    pub history: Vec<Item>,
+    /// The turn still open at the end of the file.
+    pub incomplete_turn: Option<Turn>,
+    /// Turns replaced by a later start while still open.
+    pub abandoned_turns: Vec<Turn>,
+    pub completed_turns: u64,
+    pub aborted_turns: u64,
+    pub dialects: Dialects,
+    /// Lines in the file, blank ones included.
+    pub lines: u64,
+    pub blank_lines: u64,
+    pub records: u64,
+    /// Every line that failed to parse, in order.
+    pub error_lines: Vec<u64>,
+    /// The first [`MAX_REASONS`] parse errors with their reasons.
+    pub errors: Vec<LineError>,
+    /// The last line had no `\n` and did not parse: a writer died mid-line.
+    pub torn_tail: bool,
+    pub unknown_records: Tally,
+    pub unknown_events: Tally,
+    pub session_metas: u64,
+    pub compactions: u64,
+    pub rollbacks: u64,
+}
+
+/// Why a rollout cannot be resumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unusable {
+    Empty,
+    NoSessionMeta,
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unusable::Empty => "empty rollout: no record in it",
+            Unusable::NoSessionMeta => {
+                "no session_meta record: cannot tell which thread this is (is this a Codex rollout?)"
+            }
+        })
+    }
+}
+
+#[derive(Debug)]
+pub enum Error {
+    Io(io::Error),
+    Unusable(Unusable),
+}
+
+/// Replays a whole input. `keep_text` keeps each item's source text (needed to print items; a
+/// report needs only headers). `progress` hears the size of each chunk as it is read.
+pub fn replay(
+    input: impl Read + Send,
+    keep_text: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ResumeState, Error> {
+    let mut fold = Fold::default();
+    std::thread::scope(|scope| {
+        // Reading overlaps parsing: one chunk is read while the previous one is parsed.
+        let (tx, rx) = mpsc::sync_channel(1);
+        scope.spawn(move || {
+            let mut chunker = Chunker::new(input);
+            loop {
+                let next = chunker.next_chunk();
+                let stop = !matches!(next, Ok(Some(_)));
+                if tx.send(next).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        for next in rx {
+            let Some(chunk) = next.map_err(Error::Io)? else {
+                break;
+            };
+            progress(chunk.data.len() as u64);
+            let lines: Vec<(u64, &[u8])> = chunk.lines().collect();
+            let parsed: Vec<Option<Result<Classified, String>>> = lines
+                .par_iter()
+                .with_min_len(64)
+                .map(|&(_, line)| (!read::is_blank(line)).then(|| record::parse(line, keep_text)))
+                .collect();
+            let last = lines.len();
+            for (i, ((number, _), outcome)) in lines.iter().zip(parsed).enumerate() {
+                let torn = chunk.unterminated && i + 1 == last;
+                fold.line(*number, outcome, torn);
+            }
+        }
+        Ok(())
+    })?;
+    fold.finish().map_err(Error::Unusable)
+}
+
+/// The state of a replay in progress.
+#[derive(Default)]
+struct Fold {
+    session: Option<SessionMeta>,
+    history: Vec<Item>,
+    /// Positions in `history` of user-turn messages, ascending: what rollbacks cut at.
+    user_turns: Vec<usize>,
+    open_turn: Option<Turn>,
+    abandoned_turns: Vec<Turn>,
+    completed_turns: u64,
+    aborted_turns: u64,
+    dialects: Dialects,
+    lines: u64,
+    blank_lines: u64,
+    records: u64,
+    error_lines: Vec<u64>,
+    errors: Vec<LineError>,
+    torn_tail: bool,
+    unknown_records: Tally,
+    unknown_events: Tally,
+    session_metas: u64,
+    compactions: u64,
+    rollbacks: u64,
+}
+
+impl Fold {
+    fn line(&mut self, number: u64, outcome: Option<Result<Classified, String>>, torn: bool) {
+        self.lines = number;
+        match outcome {
+            None => self.blank_lines += 1,
+            Some(Err(reason)) => {
+                self.error_lines.push(number);
+                if self.errors.len() < MAX_REASONS {
+                    self.errors.push(LineError {
+                        line: number,
+                        reason,
+                    });
+                }
+                self.torn_tail = torn;
+            }
+            Some(Ok((dialect, record))) => {
+                self.records += 1;
+                match dialect {
+                    Some(Dialect::Codex) => self.dialects.codex = true,
+                    Some(Dialect::Mini) => self.dialects.mini = true,
+                    None => {}
+                }
+                self.apply(number, record);
+            }
+        }
+    }
+
+    fn apply(&mut self, number: u64, record: Record) {
+        match record {
+            Record::SessionMeta(meta) => {
+                self.session_metas += 1;
+                self.session.get_or_insert(meta);
+            }
+            Record::Item(Some(item)) => self.push(item),
+            Record::Item(None) | Record::Context | Record::Event => {}
+            Record::Compacted(items) => {
+                self.compactions += 1;
+                self.replace(items);
+            }
+            Record::LegacyCompaction(summary) => {
+                self.compactions += 1;
+                if self.user_turns.len() != self.history.len() {
+                    let history = std::mem::take(&mut self.history);
+                    let kept = history.into_iter().filter(|item| item.user_turn).collect();
+                    self.replace(kept);
+                }
+                self.push(summary);
+            }
+            Record::RolledBack(items) => {
+                self.rollbacks += 1;
+                self.replace(items);
+            }
+            Record::DropTurns(n) => {
+                self.rollbacks += 1;
+                self.drop_turns(n);
+            }
+            Record::TurnStarted(turn_id) => {
+                let turn = Turn {
+                    turn_id,
+                    line: number,
+                };
+                if let Some(open) = self.open_turn.replace(turn) {
+                    self.abandoned_turns.push(open);
+                }
+            }
+            Record::TurnEnded { turn_id, aborted } => {
+                let closes = self.open_turn.as_ref().is_some_and(|open| {
+                    turn_id.is_none() || open.turn_id.is_none() || turn_id == open.turn_id
+                });
+                if closes {
+                    self.open_turn = None;
+                    if aborted {
+                        self.aborted_turns += 1;
+                    } else {
+                        self.completed_turns += 1;
+                    }
+                }
+            }
+            Record::UnknownEvent(name) => self.unknown_events.add(name),
+            Record::Unknown(name) => self.unknown_records.add(name),
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        if item.user_turn {
+            self.user_turns.push(self.history.len());
+        }
+        self.history.push(item);
+    }
+
+    fn replace(&mut self, items: Vec<Item>) {
+        self.history = items;
+        self.user_turns.clear();
+        let turns = self
+            .history
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.user_turn);
+        self.user_turns.extend(turns.map(|(i, _)| i));
+    }
+
+    /// Drops the last `n` user turns and everything after them (SPEC §2.1).
+    fn drop_turns(&mut self, n: u64) {
+        let count = self.user_turns.len();
+        if count == 0 {
+            return;
+        }
+        let keep_turns = count.saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+        let cut = self.user_turns[keep_turns];
+        self.history.truncate(cut);
+        self.user_turns.truncate(keep_turns);
+    }
+
+    fn finish(self) -> Result<ResumeState, Unusable> {
+        if self.records == 0 && self.error_lines.is_empty() {
+            return Err(Unusable::Empty);
+        }
+        let session = self.session.ok_or(Unusable::NoSessionMeta)?;
+        Ok(ResumeState {
+            session,
+            history: self.history,
+            incomplete_turn: self.open_turn,
+            abandoned_turns: self.abandoned_turns,
+            completed_turns: self.completed_turns,
+            aborted_turns: self.aborted_turns,
+            dialects: self.dialects,
+            lines: self.lines,
+            blank_lines: self.blank_lines,
+            records: self.records,
+            error_lines: self.error_lines,
+            errors: self.errors,
+            torn_tail: self.torn_tail,
+            unknown_records: self.unknown_records,
+            unknown_events: self.unknown_events,
+            session_metas: self.session_metas,
+            compactions: self.compactions,
+            rollbacks: self.rollbacks,
+        })
+    }
+}
