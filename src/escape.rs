@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Whether `c` must not reach a terminal raw.
-fn is_unsafe(c: char) -> bool {
+pub fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 

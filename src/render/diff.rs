@@ -126,14 +126,14 @@ fn media_change(item: &Item, modalities: normalize::Modalities) -> String {
     let mut changes = Vec::new();
     if !modalities.image && item.media.images > 0 {
         changes.push(format!(
-            "{} input_image {} replaced by a text placeholder",
+            "{} input_image {} replaced with placeholder text",
             item.media.images,
             plural(item.media.images, "part", "parts")
         ));
     }
     if !modalities.audio && item.media.audio > 0 {
         changes.push(format!(
-            "{} input_audio {} replaced by a text placeholder",
+            "{} input_audio {} replaced with placeholder text",
             item.media.audio,
             plural(item.media.audio, "part", "parts")
         ));

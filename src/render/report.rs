@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use super::Paint;
-use crate::escape::escape;
+use serde::Serialize;
+
+use crate::escape::{self, escape};
 use crate::replay::ResumeState;
 use crate::report::{Report, TurnRef};
 
@@ -12,8 +14,31 @@ use crate::report::{Report, TurnRef};
 const SHOWN: usize = 20;
 
 pub fn json(name: &str, state: &ResumeState, out: &mut impl Write) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &Report::new(name, state))?;
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, TerminalSafe);
+    Report::new(name, state).serialize(&mut serializer)?;
     out.write_all(b"\n")
+}
+
+/// Compact JSON that also escapes what serde_json leaves raw but a terminal would act on
+/// (DEL, C1 controls, bidirectional overrides), so the report is safe to print as it is.
+struct TerminalSafe;
+
+impl serde_json::ser::Formatter for TerminalSafe {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if escape::is_unsafe(c) {
+                out.write_all(&fragment.as_bytes()[start..i])?;
+                write!(out, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        out.write_all(&fragment.as_bytes()[start..])
+    }
 }
 
 pub fn human(

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Throughput and memory of rollcall on a generated rollout, beside cat and jq, as a Markdown table.
+#
+# Usage: scripts/bench.sh                  (from any directory; paths are relative to the repo root)
+#        SCALING=1 scripts/bench.sh        (also: does time grow linearly with input and repairs?)
+#
+# Environment (defaults in brackets):
+#   MB [1024]             size of the generated rollout, in MiB
+#   RUNS [3]              runs per command: the best wall time and the largest peak RSS are reported
+#   SEED [1]              generator seed
+#   BENCH_DIR [target/bench]  where generated rollouts are kept; one is reused while its name (size,
+#                         seed, generator arguments) matches and it is newer than the generator
+#   ROLLCALL [target/release/rollcall]  binary under test (any command taking rollcall's arguments)
+#   GEN [target/release/examples/gen_rollout]  the generator (examples/gen_rollout.rs)
+#   SKIP_BUILD [0]        1: do not run cargo, use ROLLCALL and GEN as they are
+#   JQ [1]                0: leave out the jq row (it is slow on big files)
+#   SCALING [0]           1: also time a 2× input and one with 4× as many unanswered calls
+#   UNANSWERED_EVERY [64] --unanswered-every of the scaling files (the 4× file uses a quarter of it)
+#   SCALING_GEN_ARGS [--compact-every 0]  more generator arguments for the scaling files; without
+#                         compaction every call stays in history, so the repairs really scale
+#
+# Wall time is measured with bash's microsecond clock around `/usr/bin/time -v`, which supplies the
+# peak RSS (its own wall clock rounds to 10 ms, too coarse for cat on a cached file).
+set -euo pipefail
+shopt -s inherit_errexit
+export LC_ALL=C
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+MB=${MB:-1024}
+RUNS=${RUNS:-3}
+SEED=${SEED:-1}
+BENCH_DIR=${BENCH_DIR:-target/bench}
+ROLLCALL=${ROLLCALL:-target/release/rollcall}
+GEN=${GEN:-target/release/examples/gen_rollout}
+SKIP_BUILD=${SKIP_BUILD:-0}
+JQ=${JQ:-1}
+SCALING=${SCALING:-0}
+UNANSWERED_EVERY=${UNANSWERED_EVERY:-64}
+SCALING_GEN_ARGS=${SCALING_GEN_ARGS---compact-every 0}
+
+die() {
+	echo "bench.sh: $*" >&2
+	exit 1
+}
+
+[[ $MB =~ ^[0-9]+$ && $MB -gt 0 ]] || die "MB must be a positive whole number of MiB, not '$MB'"
+[[ $RUNS =~ ^[0-9]+$ && $RUNS -gt 0 ]] || die "RUNS must be a positive integer, not '$RUNS'"
+[[ $UNANSWERED_EVERY =~ ^[0-9]+$ && $UNANSWERED_EVERY -ge 4 && $((UNANSWERED_EVERY % 4)) -eq 0 ]] ||
+	die "UNANSWERED_EVERY must be a multiple of 4, at least 4, not '$UNANSWERED_EVERY'"
+[[ -x /usr/bin/time ]] || die "needs GNU time at /usr/bin/time (apt-get install time)"
+
+if [[ $SKIP_BUILD != 1 ]]; then
+	echo "building rollcall and the generator (release)..." >&2
+	cargo build --release --bins --example gen_rollout
+fi
+[[ -x $GEN ]] || die "no generator at $GEN (build it: cargo build --release --example gen_rollout)"
+command -v -- "$ROLLCALL" >/dev/null || die "no rollcall at $ROLLCALL (build it: cargo build --release)"
+mkdir -p "$BENCH_DIR"
+
+# rollout MB [GENERATOR ARGS...]: prints the path of that rollout, generating it unless it is kept.
+rollout() {
+	local mb=$1 tag arg
+	shift
+	tag="${mb}mb-seed$SEED"
+	for arg in "$@"; do tag+="_${arg#--}"; done
+	local file="$BENCH_DIR/rollout-$tag.jsonl"
+	if [[ -s $file && -s $file.stats && $file -nt $GEN ]]; then
+		echo "reusing $file" >&2
+	else
+		echo "generating $file ..." >&2
+		"$GEN" --mb "$mb" --seed "$SEED" "$@" "$file.tmp" 2>"$file.stats"
+		mv "$file.tmp" "$file"
+	fi
+	sed 's/^/    /' "$file.stats" >&2
+	printf '%s\n' "$file"
+}
+
+# stat_line FILE KEY: the number after "KEY: " in the generator's summary for FILE.
+stat_line() {
+	awk -v key="$2: " 'index($0, key) == 1 { split(substr($0, length(key) + 1), v, " "); print v[1] }' "$1.stats"
+}
+
+# command_for NAME FILE: sets CMD (the argv to time) and LABEL (how the table names it).
+command_for() {
+	case $1 in
+	cat) CMD=(cat "$2") LABEL='`cat FILE`' ;;
+	jq) CMD=(jq -c .type "$2") LABEL='`jq -c .type FILE`' ;;
+	replay) CMD=("$ROLLCALL" replay --report "$2") LABEL='`rollcall replay --report FILE`' ;;
+	repair-view) CMD=("$ROLLCALL" repair-view "$2") LABEL='`rollcall repair-view FILE`' ;;
+	*) die "unknown command $1" ;;
+	esac
+}
+
+time_log=$(mktemp)
+trap 'rm -f "$time_log"' EXIT
+
+# measure NAME FILE: runs the command RUNS times with stdout to /dev/null; sets WALL (best seconds)
+# and RSS_KIB (largest peak resident set size).
+measure() {
+	command_for "$1" "$2"
+	local i start end wall rss
+	WALL='' RSS_KIB=0
+	for ((i = 0; i < RUNS; i++)); do
+		start=$EPOCHREALTIME
+		if ! /usr/bin/time -v -o "$time_log" "${CMD[@]}" >/dev/null; then
+			die "failed ($(grep -m1 -E '^Command|Exit status' "$time_log" | sed 's/^[[:space:]]*//')): ${CMD[*]}"
+		fi
+		end=$EPOCHREALTIME
+		wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+		rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$time_log")
+		if [[ -z $WALL ]] || awk -v a="$wall" -v b="$WALL" 'BEGIN { exit !(a < b) }'; then
+			WALL=$wall
+		fi
+		if ((rss > RSS_KIB)); then RSS_KIB=$rss; fi
+	done
+	echo "  $LABEL on ${2##*/}: best $WALL s, peak RSS $((RSS_KIB / 1024)) MiB" >&2
+}
+
+# warm FILE: read it once so every command starts from the page cache.
+warm() {
+	cat "$1" >/dev/null
+}
+
+names=(cat)
+if [[ $JQ == 1 ]] && command -v jq >/dev/null; then
+	names+=(jq)
+fi
+names+=(replay repair-view)
+
+file=$(rollout "$MB")
+bytes=$(stat -c %s "$file")
+warm "$file"
+echo "timing on $file (best of $RUNS)..." >&2
+
+rows=()
+cat_wall=''
+for name in "${names[@]}"; do
+	measure "$name" "$file"
+	[[ -n $cat_wall ]] || cat_wall=$WALL
+	rows+=("$(awk -v label="$LABEL" -v wall="$WALL" -v cat="$cat_wall" -v rss="$RSS_KIB" -v bytes="$bytes" 'BEGIN {
+		w = wall > 0.001 ? wall : 0.001; c = cat > 0.001 ? cat : 0.001
+		printf "| %s | %.3f | %.0f | %.1f | %.1f | %.4f |", label, wall, bytes / 1048576 / w, w / c, rss / 1024, rss * 1024 / bytes
+	}')")
+done
+
+echo
+printf 'Input: `%s`, %.1f MiB, %s lines, %s turns, %s calls. Best of %s runs; %s CPUs (%s).\n\n' \
+	"$file" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)" \
+	"$(stat_line "$file" turns)" "$(stat_line "$file" calls)" "$RUNS" "$(nproc)" \
+	"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+echo '| command | wall s | MB/s | × cat | peak RSS MiB | RSS / input |'
+echo '|---|---:|---:|---:|---:|---:|'
+printf '%s\n' "${rows[@]}"
+echo
+echo 'MB = MiB (2^20 bytes); × cat = wall time relative to cat; RSS / input = peak RSS ÷ file size.'
+
+[[ $SCALING == 1 ]] || exit 0
+
+read -r -a scaling_args <<<"$SCALING_GEN_ARGS"
+base=$(rollout "$MB" --unanswered-every "$UNANSWERED_EVERY" "${scaling_args[@]}")
+double=$(rollout "$((2 * MB))" --unanswered-every "$UNANSWERED_EVERY" "${scaling_args[@]}")
+quad=$(rollout "$MB" --unanswered-every "$((UNANSWERED_EVERY / 4))" "${scaling_args[@]}")
+for f in "$base" "$double" "$quad"; do warm "$f"; done
+echo "timing the scaling files (best of $RUNS)..." >&2
+
+rows=()
+for name in cat replay repair-view; do
+	measure "$name" "$base"
+	t_base=$WALL
+	measure "$name" "$double"
+	t_double=$WALL
+	measure "$name" "$quad"
+	t_quad=$WALL
+	rows+=("$(awk -v label="$LABEL" -v b="$t_base" -v d="$t_double" -v q="$t_quad" 'BEGIN {
+		w = b > 0.001 ? b : 0.001
+		printf "| %s | %.3f | %.3f | %.2f | %.3f | %.2f |", label, b, d, d / w, q, q / w
+	}')")
+done
+
+echo
+printf 'Scaling: base `%s` (%s unanswered calls in the final history), 2× input `%s`, 4× unanswered `%s` (%s). Generator arguments: `%s`.\n\n' \
+	"$base" "$(stat_line "$base" 'unanswered since last compaction')" "$double" "$quad" \
+	"$(stat_line "$quad" 'unanswered since last compaction')" "--unanswered-every N $SCALING_GEN_ARGS"
+echo '| command | base s | 2× input s | 2× input ratio | 4× unanswered s | 4× unanswered ratio |'
+echo '|---|---:|---:|---:|---:|---:|'
+printf '%s\n' "${rows[@]}"
+echo
+echo 'Linear behaviour: the 2× input ratio is near 2, the 4× unanswered ratio near 1.'

@@ -1,0 +1,283 @@
+//! The command line as a user meets it: inputs of every kind, exit statuses, one-line errors,
+//! stdout closed early, and the source left untouched.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+const META: &str = r#"{"type":"session_meta","payload":{"id":"thread-1"}}"#;
+
+fn rollcall() -> Command {
+    let mut cmd = Command::cargo_bin("rollcall").expect("binary built");
+    cmd.args(["--color", "never"]);
+    cmd
+}
+
+/// A scratch directory for one test, removed when it ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rollcall-cli-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(name);
+        fs::write(&path, bytes).expect("write fixture");
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn one_line_error(path: &Path, args: &[&str], status: i32) -> String {
+    let out = rollcall().args(args).arg(path).output().expect("runs");
+    assert_eq!(out.status.code(), Some(status), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    let err = stderr_of(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn missing_file_directory_and_empty_input_exit_1() {
+    let dir = Scratch::new("unusable");
+    let missing = dir.0.join("nope.jsonl");
+    assert_eq!(
+        one_line_error(&missing, &["replay"], 1),
+        format!(
+            "rollcall: {}: cannot open: No such file or directory\n",
+            missing.display()
+        )
+    );
+    assert_eq!(
+        one_line_error(&dir.0, &["replay"], 1),
+        format!(
+            "rollcall: {}: is a directory, not a rollout file\n",
+            dir.0.display()
+        )
+    );
+    let empty = dir.file("empty.jsonl", "");
+    let blank = dir.file("blank.jsonl", "\n  \r\n\t\n");
+    for path in [&empty, &blank, Path::new("/dev/null")] {
+        assert_eq!(
+            one_line_error(path, &["repair-view"], 1),
+            format!(
+                "rollcall: {}: empty rollout: no record in it\n",
+                path.display()
+            )
+        );
+    }
+    let no_meta = dir.file(
+        "no_meta.jsonl",
+        "{\"type\":\"item\",\"item\":{\"type\":\"message\"}}\n",
+    );
+    assert_eq!(
+        one_line_error(&no_meta, &["replay", "--report"], 1),
+        format!(
+            "rollcall: {}: no session_meta record: cannot tell which thread this is (is this a Codex rollout?)\n",
+            no_meta.display()
+        )
+    );
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    for args in [
+        &["replay"][..],
+        &["frobnicate", "x"],
+        &["repair-view", "--modalities", "text,video", "x"],
+        &["repair-view", "--format", "yaml", "x"],
+        &["repair-view", "--diff", "--format", "json", "x"],
+    ] {
+        let out = rollcall().args(args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let input = format!(
+        "{META}\n{{\"type\":\"item\",\"item\":{{\"type\":\"function_call\",\"call_id\":\"c\"}}}}\n"
+    );
+    let out = rollcall()
+        .args(["repair-view", "-"])
+        .write_stdin(input)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"type\":\"function_call\",\"call_id\":\"c\"}\n{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":\"aborted\"}\n"
+    );
+    let out = rollcall()
+        .args(["replay", "-"])
+        .write_stdin("")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr_of(&out),
+        "rollcall: <stdin>: empty rollout: no record in it\n"
+    );
+}
+
+#[test]
+fn strict_exits_3_on_findings_only() {
+    let dir = Scratch::new("strict");
+    let clean = dir.file("clean.jsonl", format!("{META}\n"));
+    let broken = dir.file("broken.jsonl", format!("{META}\nnot json\n"));
+    let open = dir.file(
+        "open.jsonl",
+        format!("{META}\n{{\"type\":\"turn_started\",\"turn_id\":\"t\"}}\n"),
+    );
+    for args in [
+        &["replay", "--strict"][..],
+        &["repair-view", "--strict"],
+        &["replay", "--report", "--strict"],
+    ] {
+        rollcall().args(args).arg(&clean).assert().code(0);
+        rollcall().args(args).arg(&broken).assert().code(3);
+        rollcall().args(args).arg(&open).assert().code(3);
+    }
+    // Without --strict, findings are reported, not failed on.
+    rollcall()
+        .arg("replay")
+        .arg(&broken)
+        .assert()
+        .code(0)
+        .stderr("");
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let dir = Scratch::new("pipe");
+    let mut big = format!("{META}\n");
+    for i in 0..50_000 {
+        big.push_str(&format!(
+            "{{\"type\":\"item\",\"item\":{{\"type\":\"function_call\",\"call_id\":\"c{i}\"}}}}\n"
+        ));
+    }
+    let path = dir.file("big.jsonl", big);
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} repair-view '{}' | head -1; echo \"status=${{PIPESTATUS:-?}}\"",
+            assert_cmd::cargo::cargo_bin("rollcall").display(),
+            path.display()
+        ))
+        .output()
+        .expect("sh runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("{\"type\":\"function_call\",\"call_id\":\"c0\"}\n"),
+        "{stdout}"
+    );
+    assert!(out.stderr.is_empty(), "{}", stderr_of(&out));
+
+    // The status itself, with bash's PIPESTATUS.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{} repair-view '{}' | head -c 10 > /dev/null; echo ${{PIPESTATUS[0]}}",
+            assert_cmd::cargo::cargo_bin("rollcall").display(),
+            path.display()
+        ))
+        .output()
+        .expect("bash runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n");
+    assert!(out.stderr.is_empty(), "{}", stderr_of(&out));
+}
+
+#[test]
+fn source_is_never_changed() {
+    let dir = Scratch::new("untouched");
+    let content = format!(
+        "{META}\nnot json\n{{\"type\":\"item\",\"item\":{{\"type\":\"custom_tool_call\",\"call_id\":\"k\"}}}}\n{{\"type\":\"turn_started\"}}"
+    );
+    let path = dir.file("s.jsonl", &content);
+    let before = fs::metadata(&path).expect("stat");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    for args in [
+        &["replay"][..],
+        &["replay", "--report"],
+        &["replay", "--report", "--json", "--strict"],
+        &["repair-view"],
+        &["repair-view", "--format", "json"],
+        &["repair-view", "--format", "text", "--modalities", "text"],
+        &["repair-view", "--diff"],
+    ] {
+        rollcall().args(args).arg(&path).output().expect("runs");
+    }
+    let after = fs::metadata(&path).expect("stat");
+    assert_eq!(fs::read_to_string(&path).expect("read"), content);
+    assert_eq!(before.modified().ok(), after.modified().ok());
+    assert_eq!(before.len(), after.len());
+    let names: Vec<_> = fs::read_dir(&dir.0)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("s.jsonl")],
+        "no file created beside it"
+    );
+}
+
+#[test]
+fn terminal_output_never_carries_raw_control_characters() {
+    let dir = Scratch::new("escapes");
+    let evil = r#"\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202e"#;
+    let content = format!(
+        "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"id{evil}\"}}}}\n\
+         {{\"type\":\"item\",\"item\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"hi{evil}\"}}]}}}}\n\
+         {{\"type\":\"item\",\"item\":{{\"type\":\"function_call\",\"name\":\"n{evil}\",\"call_id\":\"c{evil}\",\"arguments\":\"{evil}\"}}}}\n\
+         {{\"type\":\"turn_started\",\"turn_id\":\"t{evil}\"}}\n\
+         {{\"type\":\"kind{evil}\"}}\n"
+    );
+    let path = dir.file("evil.jsonl", content);
+    for args in [
+        &["replay", "--report"][..],
+        &["repair-view", "--format", "text"],
+        &["repair-view", "--diff"],
+        &["replay", "--report", "--json"],
+        &["repair-view"],
+    ] {
+        let out = rollcall().args(args).arg(&path).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let raw = text
+            .chars()
+            .find(|c| (c.is_control() && *c != '\n') || *c == '\u{202e}');
+        // The prompt view prints items verbatim: JSON escapes C0 controls, but C1 and bidi
+        // characters may stand raw in JSON text, and a verbatim item keeps them.
+        if args == ["repair-view"] {
+            assert!(!text.contains('\u{1b}'), "{args:?}");
+            continue;
+        }
+        assert_eq!(
+            raw, None,
+            "{args:?} printed a raw control character:\n{text}"
+        );
+        let shown = if args.contains(&"--json") {
+            "\\u001b"
+        } else {
+            "\\u{1b}"
+        };
+        assert!(text.contains(shown), "{args:?}: escape not shown:\n{text}");
+    }
+}

@@ -1,0 +1,177 @@
+//! Golden tests: every rollout in `fixtures/` run through the binary, whole outputs compared with
+//! the expected files beside it.
+//!
+//! - `NAME.replay.jsonl`, `NAME.view*.jsonl`: written by hand from SPEC.md, never regenerated.
+//! - `NAME.report.txt`, `NAME.report.json`, `NAME.diff.txt`, `NAME.text.txt`: rendered output,
+//!   reviewed when it changes; `ROLLCALL_BLESS=1 cargo test --test golden` rewrites them.
+//! - `NAME.stderr`: the input is unusable; every command must exit 1 with exactly this stderr.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut inputs: Vec<PathBuf> = fs::read_dir("fixtures")
+        .expect("fixtures/ exists")
+        .map(|entry| entry.expect("readable entry").path())
+        .filter(|path| {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            name.ends_with(".jsonl") && name.matches('.').count() == 1
+        })
+        .collect();
+    inputs.sort();
+    assert!(
+        inputs.len() >= 12,
+        "expected the fixture set, found {inputs:?}"
+    );
+    inputs
+}
+
+fn beside(input: &Path, suffix: &str) -> PathBuf {
+    let stem = input
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    input.with_file_name(format!("{stem}.{suffix}"))
+}
+
+fn run(args: &[&str], input: &Path) -> std::process::Output {
+    Command::cargo_bin("rollcall")
+        .expect("binary built")
+        .args(["--color", "never"])
+        .args(args)
+        .arg(input)
+        .output()
+        .expect("rollcall runs")
+}
+
+/// Compares `actual` with the file, or rewrites the file when blessing.
+fn check(expected: &Path, actual: &[u8], failures: &mut Vec<String>) {
+    if std::env::var_os("ROLLCALL_BLESS").is_some() {
+        fs::write(expected, actual).expect("golden file writable");
+        return;
+    }
+    match fs::read(expected) {
+        Ok(want) if want == actual => {}
+        Ok(want) => failures.push(format!(
+            "{}: output differs\n--- expected\n{}\n--- actual\n{}",
+            expected.display(),
+            String::from_utf8_lossy(&want),
+            String::from_utf8_lossy(actual)
+        )),
+        Err(e) => failures.push(format!("{}: {e}", expected.display())),
+    }
+}
+
+fn assert_none(failures: Vec<String>) {
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn usable(input: &Path) -> bool {
+    !beside(input, "stderr").exists()
+}
+
+#[test]
+fn replay_prints_the_expected_history() {
+    let mut failures = Vec::new();
+    for input in fixtures().iter().filter(|i| usable(i)) {
+        let expected = beside(input, "replay.jsonl");
+        if !expected.exists() {
+            failures.push(format!("{}: missing", expected.display()));
+            continue;
+        }
+        let out = run(&["replay"], input);
+        assert_eq!(out.status.code(), Some(0), "{}", input.display());
+        assert!(out.stderr.is_empty(), "{}", input.display());
+        if fs::read(&expected).ok().as_deref() != Some(&out.stdout[..]) {
+            failures.push(format!(
+                "{}: replay differs:\n{}",
+                input.display(),
+                String::from_utf8_lossy(&out.stdout)
+            ));
+        }
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn repair_view_prints_the_expected_view_for_each_modality() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for input in fixtures().iter().filter(|i| usable(i)) {
+        for (suffix, modalities) in [
+            ("view.jsonl", "text,image"),
+            ("view-text.jsonl", "text"),
+            ("view-audio.jsonl", "text,audio"),
+            ("view-all.jsonl", "text,image,audio"),
+        ] {
+            let expected = beside(input, suffix);
+            if !expected.exists() {
+                if suffix == "view.jsonl" {
+                    failures.push(format!("{}: missing", expected.display()));
+                }
+                continue;
+            }
+            compared += 1;
+            let out = run(&["repair-view", "--modalities", modalities], input);
+            assert_eq!(out.status.code(), Some(0), "{}", input.display());
+            if fs::read(&expected).ok().as_deref() != Some(&out.stdout[..]) {
+                failures.push(format!(
+                    "{} ({modalities}): view differs:\n{}",
+                    input.display(),
+                    String::from_utf8_lossy(&out.stdout)
+                ));
+            }
+        }
+    }
+    assert!(compared > 20, "only {compared} views compared");
+    assert_none(failures);
+}
+
+#[test]
+fn rendered_outputs_match_their_goldens() {
+    let mut failures = Vec::new();
+    for input in fixtures().iter().filter(|i| usable(i)) {
+        for (suffix, args) in [
+            ("report.txt", &["replay", "--report"][..]),
+            ("report.json", &["replay", "--report", "--json"][..]),
+            ("diff.txt", &["repair-view", "--diff"][..]),
+            ("text.txt", &["repair-view", "--format", "text"][..]),
+        ] {
+            let out = run(args, input);
+            assert_eq!(out.status.code(), Some(0), "{} {args:?}", input.display());
+            check(&beside(input, suffix), &out.stdout, &mut failures);
+        }
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn unusable_fixtures_fail_with_one_line() {
+    let mut seen = 0;
+    for input in fixtures().iter().filter(|i| !usable(i)) {
+        seen += 1;
+        let want = fs::read_to_string(beside(input, "stderr")).expect("stderr golden");
+        for args in [
+            &["replay"][..],
+            &["replay", "--report", "--json"],
+            &["repair-view", "--diff"],
+        ] {
+            let out = run(args, input);
+            assert_eq!(out.status.code(), Some(1), "{} {args:?}", input.display());
+            assert!(out.stdout.is_empty(), "{} {args:?}", input.display());
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                want,
+                "{}",
+                input.display()
+            );
+        }
+    }
+    assert!(seen >= 3, "expected the unusable fixtures");
+}
