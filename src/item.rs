@@ -2,8 +2,13 @@
 //! fields that replay and normalization decide on, read once when the line is parsed.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
-use crate::json;
+use crate::json::{self, Parser};
+
+fn string(raw: Option<&str>) -> Option<Cow<'_, str>> {
+    raw.and_then(json::decode_str)
+}
 
 /// The item `type`s the rules tell apart. Everything else is `Other` and passes through untouched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,70 +119,189 @@ impl Item {
     }
 }
 
-fn string(raw: Option<&str>) -> Option<Cow<'_, str>> {
-    raw.and_then(json::decode_str)
+/// The members of an object that the rules read, as raw JSON text (the last duplicate wins).
+/// One type serves items, Codex payloads and mini records alike, since a record's `type` may come
+/// after its payload.
+#[derive(Debug, Default)]
+pub struct Fields<'a> {
+    pub kind: Option<&'a str>,
+    pub role: Option<&'a str>,
+    pub id: Option<&'a str>,
+    pub call_id: Option<&'a str>,
+    pub execution: Option<&'a str>,
+    pub message: Option<&'a str>,
+    pub num_turns: Option<&'a str>,
+    pub turn_id: Option<&'a str>,
+    pub thread_id: Option<&'a str>,
+    pub cwd: Option<&'a str>,
+    pub timestamp: Option<&'a str>,
+    pub replacement_history: Option<&'a str>,
+    /// The `result` of an image generation call.
+    pub result: Option<&'a str>,
+    /// The parts of `content` (messages).
+    pub content: Parts,
+    /// The parts of `output` (tool outputs), when it is an array.
+    pub output: Parts,
+}
+
+/// What an array of content parts holds.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Parts {
+    /// `input_image` and `input_audio` parts, with where they stand in the parsed text.
+    pub media: Vec<(Range<usize>, MediaPart)>,
+    /// An `input_text` part is a contextual fragment.
+    pub contextual: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaPart {
+    Image,
+    Audio,
+}
+
+impl Parts {
+    fn count(&self, kind: MediaPart) -> u32 {
+        let n = self.media.iter().filter(|(_, k)| *k == kind).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+}
+
+/// A key's name, from its raw text. Keys are nearly always short and plain, so this looks for
+/// an escape by hand and rarely decodes.
+pub fn key_name(raw: &str) -> Cow<'_, str> {
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+    if inner.len() < 32 && !inner.bytes().any(|b| b == b'\\') {
+        return Cow::Borrowed(inner);
+    }
+    json::decode_str(raw).unwrap_or_default()
+}
+
+/// Reads the members of the object at the parser's position.
+pub fn fields<'a>(p: &mut Parser<'a>) -> json::Result<Fields<'a>> {
+    let mut f = Fields::default();
+    p.object(|p, key| f.member(p, key))?;
+    Ok(f)
+}
+
+impl<'a> Fields<'a> {
+    /// Reads the value of member `key` at the parser's position if it is one of ours; returns
+    /// whether it did (see [`Parser::object`]).
+    pub fn member(&mut self, p: &mut Parser<'a>, key: &str) -> json::Result<bool> {
+        let slot = match &*key_name(key) {
+            "type" => &mut self.kind,
+            "role" => &mut self.role,
+            "id" => &mut self.id,
+            "call_id" => &mut self.call_id,
+            "execution" => &mut self.execution,
+            "message" => &mut self.message,
+            "num_turns" => &mut self.num_turns,
+            "turn_id" => &mut self.turn_id,
+            "thread_id" => &mut self.thread_id,
+            "cwd" => &mut self.cwd,
+            "timestamp" => &mut self.timestamp,
+            "replacement_history" => &mut self.replacement_history,
+            "result" => &mut self.result,
+            "content" => {
+                self.content = parts(p)?;
+                return Ok(true);
+            }
+            "output" => {
+                self.output = parts(p)?;
+                return Ok(true);
+            }
+            _ => return Ok(false),
+        };
+        let text = p.text();
+        *slot = Some(&text[p.value()?]);
+        Ok(true)
+    }
+}
+
+/// Reads a `content` or `output` value: the media and contextual text in it, when an array.
+fn parts(p: &mut Parser<'_>) -> json::Result<Parts> {
+    let mut parts = Parts::default();
+    if p.peek() != Some(b'[') {
+        p.value()?;
+        return Ok(parts);
+    }
+    let text = p.text();
+    p.array(|p| {
+        if p.peek() != Some(b'{') {
+            return Ok(false);
+        }
+        let (mut kind, mut body) = (None, None);
+        let range = p.object(|p, key| {
+            let slot = match &*key_name(key) {
+                "type" => &mut kind,
+                "text" => &mut body,
+                _ => return Ok(false),
+            };
+            *slot = Some(&text[p.value()?]);
+            Ok(true)
+        })?;
+        match kind.and_then(json::decode_str).as_deref() {
+            Some("input_image") => parts.media.push((range, MediaPart::Image)),
+            Some("input_audio") => parts.media.push((range, MediaPart::Audio)),
+            Some("input_text") => {
+                let body = body.and_then(json::decode_str);
+                parts.contextual |= body.is_some_and(|t| is_contextual_fragment(&t));
+            }
+            _ => {}
+        }
+        Ok(true)
+    })?;
+    Ok(parts)
 }
 
 /// Reads the header of the item whose (validated) JSON text is `raw`.
 pub fn parse(raw: &str, keep_text: bool) -> Parsed {
-    if !raw.starts_with('{') {
+    let mut p = Parser::new(raw);
+    if p.peek() != Some(b'{') {
         return Parsed::NotObject;
     }
-    let mut type_raw = None;
-    let mut role = None;
-    let mut id = None;
-    let mut call_id = None;
-    let mut execution = None;
-    let mut content = None;
-    let mut output = None;
-    let mut result = None;
-    for m in json::members(raw) {
-        let value = &raw[m.value];
-        let slot = match json::decode_str(&raw[m.key]).as_deref() {
-            Some("type") => &mut type_raw,
-            Some("role") => &mut role,
-            Some("id") => &mut id,
-            Some("call_id") => &mut call_id,
-            Some("execution") => &mut execution,
-            Some("content") => &mut content,
-            Some("output") => &mut output,
-            Some("result") => &mut result,
-            _ => continue,
-        };
-        *slot = Some(value);
+    match fields(&mut p) {
+        Ok(f) => from_fields(raw, &f, keep_text),
+        Err(_) => Parsed::NotObject,
     }
-    let Some(type_name) = type_raw.and_then(json::decode_str) else {
+}
+
+/// The item whose text is `raw` and whose members are `f`.
+pub fn from_fields(raw: &str, f: &Fields<'_>, keep_text: bool) -> Parsed {
+    let Some(type_name) = string(f.kind) else {
         return Parsed::NoType;
     };
     let kind = ItemKind::from_type(&type_name);
-
     let mut item = Item {
         kind,
         ..Item::untyped(raw, keep_text)
     };
     if kind.pairs() {
-        item.call_id = string(call_id).map(Into::into);
-        item.id = string(id).filter(|id| !id.is_empty()).map(Into::into);
+        item.call_id = string(f.call_id).map(Into::into);
+        item.id = string(f.id).filter(|id| !id.is_empty()).map(Into::into);
     }
+    let media = |parts: &Parts| Media {
+        images: parts.count(MediaPart::Image),
+        audio: parts.count(MediaPart::Audio),
+        image_result: false,
+    };
     match kind {
         ItemKind::GhostSnapshot => return Parsed::Filtered,
         ItemKind::Message => {
-            let role = string(role);
+            let role = string(f.role);
             if role.as_deref() == Some("system") {
                 return Parsed::Filtered;
             }
-            let parts = scan_parts(content, role.as_deref() == Some("user"));
-            item.media = parts.media;
-            item.user_turn = role.as_deref() == Some("user") && !parts.contextual;
+            item.media = media(&f.content);
+            item.user_turn = role.as_deref() == Some("user") && !f.content.contextual;
         }
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
-            item.media = scan_parts(output, false).media;
+            item.media = media(&f.output);
         }
         ItemKind::ToolSearchOutput => {
-            item.server_execution = string(execution).as_deref() == Some("server");
+            item.server_execution = string(f.execution).as_deref() == Some("server");
         }
         ItemKind::ImageGenerationCall => {
-            item.media.image_result = result.is_some_and(|r| r != "\"\"");
+            item.media.image_result = f.result.is_some_and(|r| r != r#""""#);
         }
         ItemKind::FunctionCall
         | ItemKind::LocalShellCall
@@ -186,43 +310,6 @@ pub fn parse(raw: &str, keep_text: bool) -> Parsed {
         | ItemKind::Other => {}
     }
     Parsed::Item(item)
-}
-
-struct Parts {
-    media: Media,
-    contextual: bool,
-}
-
-/// Counts media parts of a `content`/`output` array, and notes contextual `input_text` parts.
-fn scan_parts(array: Option<&str>, check_fragments: bool) -> Parts {
-    let mut parts = Parts {
-        media: Media::default(),
-        contextual: false,
-    };
-    let Some(array) = array.filter(|a| a.starts_with('[')) else {
-        return parts;
-    };
-    for range in json::elements(array) {
-        let part = &array[range];
-        if !part.starts_with('{') {
-            continue;
-        }
-        match part_type(part).as_deref() {
-            Some("input_image") => parts.media.images += 1,
-            Some("input_audio") => parts.media.audio += 1,
-            Some("input_text") if check_fragments => {
-                let text = json::get(part, "text").and_then(json::decode_str);
-                parts.contextual |= text.is_some_and(|t| is_contextual_fragment(&t));
-            }
-            _ => {}
-        }
-    }
-    parts
-}
-
-/// The decoded `type` of a content part.
-pub fn part_type(part: &str) -> Option<Cow<'_, str>> {
-    json::get(part, "type").and_then(json::decode_str)
 }
 
 /// Start and end markers of the text that Codex injects as user messages but that are context,

@@ -1,127 +1,352 @@
-//! Walks JSON text that serde_json has already validated: object members and array elements as
-//! borrowed byte ranges, and string decoding. Nothing here allocates unless a string has escapes.
+//! A validating JSON parser that reads each byte once: it checks a line against RFC 8259 while
+//! callers pick out the members they need, as byte ranges of the source text. Values nobody asks
+//! about are validated and skipped without being built. Strings are only decoded on request.
 //!
-//! The walkers assume valid input (every caller validates the whole line first) but never panic
-//! on invalid input: they stop early instead.
+//! It accepts exactly what strict JSON parsers accept (serde_json's `RawValue`, Python's `json`
+//! without its NaN extension): lone surrogate escapes are valid, nesting depth is unlimited (the
+//! skipper keeps its own stack), and duplicate keys are left for callers (the last one wins).
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// One `"key": value` member of an object, as ranges into the object's text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Member {
-    /// The key's raw text, quotes included.
-    pub key: Range<usize>,
-    /// The value's raw text.
-    pub value: Range<usize>,
+/// Why a text is not JSON, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Error {
+    /// Byte offset of the problem.
+    pub at: usize,
+    pub what: &'static str,
 }
 
-/// Iterates the members of the object `text` (which starts with `{`), in source order.
-pub fn members(text: &str) -> Members<'_> {
-    let bytes = text.as_bytes();
-    let pos = if bytes.first() == Some(&b'{') {
-        1
-    } else {
-        bytes.len()
-    };
-    Members { bytes, pos }
-}
+pub type Result<T> = std::result::Result<T, Error>;
 
-pub struct Members<'a> {
-    bytes: &'a [u8],
+pub struct Parser<'a> {
+    text: &'a str,
     pos: usize,
+    /// Open containers of the value being skipped, reused between calls.
+    stack: Vec<u8>,
+    /// The text holds a raw control character (tab, CR and LF are whitespace outside strings,
+    /// others are allowed nowhere); only then do strings need checking for them.
+    check_strings: bool,
 }
 
-impl Iterator for Members<'_> {
-    type Item = Member;
-
-    fn next(&mut self) -> Option<Member> {
-        let b = self.bytes;
-        let mut pos = skip_ws(b, self.pos);
-        if b.get(pos) == Some(&b',') {
-            pos = skip_ws(b, pos + 1);
+impl<'a> Parser<'a> {
+    pub fn new(text: &'a str) -> Parser<'a> {
+        Parser {
+            text,
+            pos: 0,
+            stack: Vec::new(),
+            check_strings: has_control(text.as_bytes()),
         }
-        if b.get(pos) != Some(&b'"') {
-            self.pos = b.len();
-            return None;
-        }
-        let key_end = skip_string(b, pos);
-        let colon = skip_ws(b, key_end);
-        if b.get(colon) != Some(&b':') {
-            self.pos = b.len();
-            return None;
-        }
-        let value_start = skip_ws(b, colon + 1);
-        let value_end = skip_value(b, value_start);
-        self.pos = value_end;
-        Some(Member {
-            key: pos..key_end,
-            value: value_start..value_end,
-        })
     }
-}
 
-/// Iterates the elements of the array `text` (which starts with `[`) as ranges into it.
-pub fn elements(text: &str) -> Elements<'_> {
-    let bytes = text.as_bytes();
-    let pos = if bytes.first() == Some(&b'[') {
-        1
-    } else {
-        bytes.len()
-    };
-    Elements { bytes, pos }
-}
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
 
-pub struct Elements<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
 
-impl Iterator for Elements<'_> {
-    type Item = Range<usize>;
+    fn fail<T>(&self, what: &'static str) -> Result<T> {
+        Err(Error { at: self.pos, what })
+    }
 
-    fn next(&mut self) -> Option<Range<usize>> {
-        let b = self.bytes;
-        let mut pos = skip_ws(b, self.pos);
-        if b.get(pos) == Some(&b',') {
-            pos = skip_ws(b, pos + 1);
+    pub fn ws(&mut self) {
+        let b = self.bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(self.pos) {
+            self.pos += 1;
         }
-        match b.get(pos) {
-            None | Some(b']') => {
-                self.pos = b.len();
-                None
-            }
-            Some(_) => {
-                let end = skip_value(b, pos);
-                if end <= pos {
-                    self.pos = b.len();
-                    return None;
+    }
+
+    /// The next byte after whitespace.
+    pub fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.bytes().get(self.pos).copied()
+    }
+
+    /// After the top-level value: only whitespace may follow.
+    pub fn end(&mut self) -> Result<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => self.fail("trailing characters after the value"),
+        }
+    }
+
+    fn eat(&mut self, byte: u8, what: &'static str) -> Result<()> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            self.fail(what)
+        }
+    }
+
+    /// Validates and skips one value, returning its range.
+    pub fn value(&mut self) -> Result<Range<usize>> {
+        self.ws();
+        let start = self.pos;
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        let result = self.skip(&mut stack);
+        self.stack = stack;
+        result.map(|()| start..self.pos)
+    }
+
+    fn skip(&mut self, stack: &mut Vec<u8>) -> Result<()> {
+        loop {
+            // A value is expected here.
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    self.pos += 1;
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                    } else {
+                        stack.push(open);
+                        if open == b'{' {
+                            self.key()?;
+                        }
+                        continue;
+                    }
                 }
-                self.pos = end;
-                Some(pos..end)
+                _ => self.scalar()?,
+            }
+            // After a value: close containers until one continues with a comma.
+            loop {
+                let Some(&open) = stack.last() else {
+                    return Ok(());
+                };
+                match (open, self.peek()) {
+                    (_, Some(b',')) => {
+                        self.pos += 1;
+                        if open == b'{' {
+                            self.key()?;
+                        }
+                        break;
+                    }
+                    (b'{', Some(b'}')) | (b'[', Some(b']')) => {
+                        self.pos += 1;
+                        stack.pop();
+                    }
+                    (b'{', Some(_)) => return self.fail("expected `,` or `}`"),
+                    (_, Some(_)) => return self.fail("expected `,` or `]`"),
+                    (b'{', None) => return self.fail("EOF while parsing an object"),
+                    (_, None) => return self.fail("EOF while parsing an array"),
+                }
+            }
+        }
+    }
+
+    /// A member's key and its colon.
+    fn key(&mut self) -> Result<Range<usize>> {
+        if self.peek() != Some(b'"') {
+            return self.fail("expected a string key");
+        }
+        let key = self.string()?;
+        self.eat(b':', "expected `:`")?;
+        Ok(key)
+    }
+
+    /// A string, number or literal.
+    fn scalar(&mut self) -> Result<()> {
+        match self.bytes().get(self.pos) {
+            Some(b'"') => self.string().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b't') => self.literal("true"),
+            Some(b'f') => self.literal("false"),
+            Some(b'n') => self.literal("null"),
+            Some(_) => self.fail("expected a value"),
+            None => self.fail("EOF while expecting a value"),
+        }
+    }
+
+    fn literal(&mut self, word: &'static str) -> Result<()> {
+        if self.bytes()[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            self.fail("expected a value")
+        }
+    }
+
+    fn number(&mut self) -> Result<()> {
+        let b = self.bytes();
+        let digits = |mut at: usize| {
+            while b.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            at
+        };
+        let mut at = self.pos;
+        if b.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        match b.get(at) {
+            Some(b'0') => at += 1,
+            Some(b'1'..=b'9') => at = digits(at),
+            _ => return self.fail("invalid number"),
+        }
+        if b.get(at) == Some(&b'.') {
+            let after = digits(at + 1);
+            if after == at + 1 {
+                self.pos = after;
+                return self.fail("invalid number");
+            }
+            at = after;
+        }
+        if let Some(b'e' | b'E') = b.get(at) {
+            at += 1;
+            if let Some(b'+' | b'-') = b.get(at) {
+                at += 1;
+            }
+            let after = digits(at);
+            if after == at {
+                self.pos = at;
+                return self.fail("invalid number");
+            }
+            at = after;
+        }
+        self.pos = at;
+        Ok(())
+    }
+
+    /// A string at the current position (a `"`), quotes included in the range.
+    fn string(&mut self) -> Result<Range<usize>> {
+        let b = self.bytes();
+        let start = self.pos;
+        let mut at = start + 1;
+        loop {
+            let rest = &b[at..];
+            let Some(hit) = quote_or_backslash(rest) else {
+                self.pos = b.len();
+                return self.fail("EOF while parsing a string");
+            };
+            if self.check_strings && has_control(&rest[..hit]) {
+                self.pos = at + rest.iter().position(|&c| c < 0x20).unwrap_or(0);
+                return self.fail("control character in a string");
+            }
+            at += hit;
+            if b[at] == b'"' {
+                self.pos = at + 1;
+                return Ok(start..self.pos);
+            }
+            match b.get(at + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at += 2,
+                Some(b'u')
+                    if b.get(at + 2..at + 6)
+                        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
+                {
+                    at += 6;
+                }
+                _ => {
+                    self.pos = at;
+                    return self.fail("invalid escape in a string");
+                }
+            }
+        }
+    }
+
+    /// Parses an object, calling `member` with each key (raw, quotes included) and the parser
+    /// placed at the value. `member` either parses the value itself and returns true, or returns
+    /// false to have it validated and skipped.
+    pub fn object(
+        &mut self,
+        mut member: impl FnMut(&mut Self, &'a str) -> Result<bool>,
+    ) -> Result<Range<usize>> {
+        let start = self.pos;
+        self.eat(b'{', "expected `{`")?;
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(start..self.pos);
+        }
+        loop {
+            let key = self.key()?;
+            self.ws();
+            let text = self.text;
+            if !member(self, &text[key])? {
+                self.value()?;
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(start..self.pos);
+                }
+                Some(_) => return self.fail("expected `,` or `}`"),
+                None => return self.fail("EOF while parsing an object"),
+            }
+        }
+    }
+
+    /// Parses an array, calling `element` with the parser placed at each element, with the same
+    /// contract as [`Parser::object`].
+    pub fn array(
+        &mut self,
+        mut element: impl FnMut(&mut Self) -> Result<bool>,
+    ) -> Result<Range<usize>> {
+        let start = self.pos;
+        self.eat(b'[', "expected `[`")?;
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(start..self.pos);
+        }
+        loop {
+            self.ws();
+            if !element(self)? {
+                self.value()?;
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(start..self.pos);
+                }
+                Some(_) => return self.fail("expected `,` or `]`"),
+                None => return self.fail("EOF while parsing an array"),
             }
         }
     }
 }
 
-/// The value of the last member named `name` (JSON objects with duplicate keys mean the last one,
-/// as in most parsers), as a slice of `object`.
-pub fn get<'a>(object: &'a str, name: &str) -> Option<&'a str> {
-    let mut found = None;
-    for m in members(object) {
-        if key_is(&object[m.key.clone()], name) {
-            found = Some(m.value);
+/// The first `"` or `\\` in `bytes`. Runs between escapes are often short (text with `\\n`
+/// every line), so the first 64 bytes are searched eight at a time in a word; longer runs (base64
+/// data, long lines) go to memchr's vector search.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Marks the bytes of `word` equal to zero; the lowest mark is exact.
+    let zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    let mut at = 0;
+    while at < 64 {
+        let Some(chunk) = bytes.get(at..at + 8) else {
+            break;
+        };
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let marks = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
+        if marks != 0 {
+            return Some(at + (marks.trailing_zeros() / 8) as usize);
         }
+        at += 8;
     }
-    found.map(|r| &object[r])
+    memchr::memchr2(b'"', b'\\', &bytes[at..]).map(|hit| at + hit)
 }
 
-/// Whether the raw key text (quotes included) decodes to `name`.
-pub fn key_is(raw_key: &str, name: &str) -> bool {
-    match raw_key.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
-        Some(inner) if !inner.contains('\\') => inner == name,
-        _ => decode_str(raw_key).is_some_and(|k| k == name),
-    }
+/// Whether any byte is a control character, which JSON strings may not hold raw. Written without
+/// an early exit so that it compiles to vector instructions.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .fold(0u8, |found, &b| found | u8::from(b < 0x20))
+        != 0
+}
+
+/// Whether the text is one valid JSON value, surrounding whitespace allowed.
+pub fn validate(text: &str) -> Result<()> {
+    let mut p = Parser::new(text);
+    p.value()?;
+    p.end()
 }
 
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
@@ -178,109 +403,122 @@ fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
     n
 }
 
-fn skip_ws(b: &[u8], mut pos: usize) -> usize {
-    while let Some(c) = b.get(pos) {
-        if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-            break;
-        }
-        pos += 1;
-    }
-    pos
-}
-
-/// End of the string starting at `pos` (which holds `"`): the index after its closing quote.
-fn skip_string(b: &[u8], pos: usize) -> usize {
-    let mut at = pos + 1;
-    while let Some(off) = memchr::memchr2(b'"', b'\\', b.get(at..).unwrap_or_default()) {
-        let hit = at + off;
-        if b[hit] == b'"' {
-            return hit + 1;
-        }
-        at = hit + 2;
-    }
-    b.len()
-}
-
-/// End of the value starting at `pos`. Iterative, so nesting depth costs no stack.
-fn skip_value(b: &[u8], pos: usize) -> usize {
-    match b.get(pos) {
-        Some(b'"') => skip_string(b, pos),
-        Some(b'{' | b'[') => {
-            let mut depth = 0usize;
-            let mut at = pos;
-            while let Some(&c) = b.get(at) {
-                match c {
-                    b'"' => {
-                        at = skip_string(b, at);
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return at + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                at += 1;
-            }
-            b.len()
-        }
-        Some(_) => {
-            let mut at = pos;
-            while let Some(c) = b.get(at) {
-                if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                    break;
-                }
-                at += 1;
-            }
-            at
-        }
-        None => pos,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn member_texts(text: &str) -> Vec<(&str, &str)> {
-        members(text)
-            .map(|m| (&text[m.key], &text[m.value]))
-            .collect()
+    fn members(text: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut p = Parser::new(text);
+        p.object(|p, key| {
+            let value = p.value()?;
+            out.push((key.to_string(), p.text()[value].to_string()));
+            Ok(true)
+        })
+        .unwrap();
+        p.end().unwrap();
+        out
     }
 
     #[test]
     fn members_keep_raw_spelling() {
-        let text = r#"{ "a" : 1e400 , "b\"":{"x":[1,{"y":"]}"}]}, "c":"s\\\"" ,"d":null}"#;
+        let text = r#" { "a" : 1e400 , "b\"":{"x":[1,{"y":"]}"}]}, "c":"s\\\"" ,"d":null} "#;
+        let got = members(text);
+        let want = [
+            (r#""a""#, "1e400"),
+            (r#""b\"""#, r#"{"x":[1,{"y":"]}"}]}"#),
+            (r#""c""#, r#""s\\\"""#),
+            (r#""d""#, "null"),
+        ];
         assert_eq!(
-            member_texts(text),
-            vec![
-                (r#""a""#, "1e400"),
-                (r#""b\"""#, r#"{"x":[1,{"y":"]}"}]}"#),
-                (r#""c""#, r#""s\\\"""#),
-                (r#""d""#, "null"),
-            ]
+            got,
+            want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
         );
-        assert_eq!(member_texts("{}"), vec![]);
-        assert_eq!(member_texts("{ }"), vec![]);
+        assert_eq!(members("{}"), vec![]);
     }
 
     #[test]
-    fn elements_of_arrays() {
-        let text = r#"[ 1, "a,]" ,{"b":[2]} ,[[]] ]"#;
-        let got: Vec<&str> = elements(text).map(|r| &text[r]).collect();
-        assert_eq!(got, vec!["1", r#""a,]""#, r#"{"b":[2]}"#, "[[]]"]);
-        assert_eq!(elements("[]").count(), 0);
-        assert_eq!(elements("[ ]").count(), 0);
+    fn accepts_what_json_accepts() {
+        for ok in [
+            "0",
+            "-0",
+            "1.50",
+            "-12e+3",
+            "4E-2",
+            "123456789012345678901234567890",
+            r#""\ud800""#,
+            r#""\u00e9\/\b\f\n\r\t""#,
+            "[]",
+            "[ ]",
+            "{ }",
+            r#"{"a":[true,false,null,{"b":{}}]}"#,
+            "\t[1 ,2\r\n]\n",
+            "\"\u{7f}\u{80}é\"",
+        ] {
+            assert_eq!(validate(ok), Ok(()), "{ok:?}");
+            assert!(serde_json::from_str::<serde_json::Value>(ok).is_ok() || ok.contains("ud800"));
+        }
     }
 
     #[test]
-    fn last_duplicate_key_wins() {
-        assert_eq!(get(r#"{"type":"a","type":"b"}"#, "type"), Some(r#""b""#));
-        assert_eq!(get(r#"{"typ\u0065":"a"}"#, "type"), Some(r#""a""#));
-        assert_eq!(get(r#"{"x":1}"#, "type"), None);
+    fn rejects_what_json_rejects() {
+        for bad in [
+            "",
+            " ",
+            "01",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "-",
+            "NaN",
+            "Infinity",
+            "tru",
+            "nul",
+            "[1,]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{a:1}",
+            "{\"a\":}",
+            "[1 2]",
+            "\"\t\"",
+            "\"\u{1}\"",
+            r#""\x""#,
+            r#""\u12g4""#,
+            "\"open",
+            "[[]",
+            "{}}",
+            "1 2",
+            "\u{feff}{}",
+        ] {
+            assert!(validate(bad).is_err(), "{bad:?} accepted");
+            assert!(
+                serde_json::from_str::<&serde_json::value::RawValue>(bad).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_say_where() {
+        assert_eq!(
+            validate(r#"{"a":1 "b":2}"#),
+            Err(Error {
+                at: 7,
+                what: "expected `,` or `}`"
+            })
+        );
+        assert_eq!(
+            validate(r#"{"a":"#).map_err(|e| e.what),
+            Err("EOF while expecting a value")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_needs_no_stack() {
+        let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+        assert_eq!(validate(&format!(r#"{{"a":{deep},"b":2}}"#)), Ok(()));
+        assert!(validate(&"[".repeat(200_000)).is_err());
     }
 
     #[test]
@@ -293,12 +531,5 @@ mod tests {
         assert_eq!(decode_str(r#""\ud800x""#).as_deref(), Some("\u{FFFD}x"));
         assert_eq!(decode_str(r#""\udc00""#).as_deref(), Some("\u{FFFD}"));
         assert_eq!(decode_str("12"), None);
-    }
-
-    #[test]
-    fn deep_nesting_needs_no_stack() {
-        let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
-        let text = format!(r#"{{"a":{deep},"b":2}}"#);
-        assert_eq!(get(&text, "b"), Some("2"));
     }
 }

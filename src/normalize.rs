@@ -7,8 +7,10 @@ use std::collections::HashSet;
 
 use uuid::Uuid;
 
-use crate::item::{Item, ItemKind};
-use crate::json;
+use std::ops::Range;
+
+use crate::item::{self, Fields, Item, ItemKind, MediaPart, Parts};
+use crate::json::{self, Parser};
 
 /// Input kinds the target model takes besides text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,11 +226,15 @@ pub fn synthetic_id(family: Family, call_item_id: &str) -> String {
     format!("{prefix}_{}", Uuid::new_v5(&NAMESPACE, name.as_bytes()))
 }
 
+/// The members of an item's (validated) text.
+fn fields_of(text: &str) -> Fields<'_> {
+    item::fields(&mut Parser::new(text)).unwrap_or_default()
+}
+
 /// The `"aborted"` output that stands in for the missing one of `call`.
 pub fn synthetic_output(call: &Item, family: Family) -> String {
-    let text = text_of(call);
     // The call id as the call spelled it, so that it pairs byte for byte.
-    let call_id = match json::get(text, "call_id") {
+    let call_id = match fields_of(text_of(call)).call_id {
         Some(raw) if raw.starts_with('"') => raw.to_string(),
         _ => serde_json::to_string(call.call_id.as_deref().unwrap_or_default()).unwrap_or_default(),
     };
@@ -253,34 +259,26 @@ const AUDIO_PLACEHOLDER: &str = r#"{"type":"input_text","text":"audio content om
 /// The item with each media part the model cannot take replaced in place. Everything else keeps
 /// its bytes: only the replaced parts' text changes.
 pub fn replace_media(text: &str, modalities: Modalities) -> String {
-    let mut edits: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
-    let kind = json::get(text, "type").and_then(json::decode_str);
-    let field = match kind.as_deref() {
-        Some("message") => "content",
-        Some("function_call_output" | "custom_tool_call_output") => "output",
-        Some("image_generation_call") => "result",
-        _ => return text.to_string(),
-    };
-    let Some(member) = json::members(text)
-        .filter(|m| json::key_is(&text[m.key.clone()], field))
-        .last()
-    else {
-        return text.to_string();
-    };
-    let value = &text[member.value.clone()];
-    if field == "result" {
-        if !modalities.image && value != r#""""# {
-            edits.push((member.value, r#""""#));
+    let f = fields_of(text);
+    let mut edits: Vec<(Range<usize>, &str)> = Vec::new();
+    let parts = match f.kind.and_then(json::decode_str).as_deref() {
+        Some("message") => &f.content,
+        Some("function_call_output" | "custom_tool_call_output") => &f.output,
+        Some("image_generation_call") => {
+            if let Some(result) = f.result.filter(|r| !modalities.image && *r != r#""""#) {
+                // `result` is a slice of `text`: its offset is where it starts.
+                let start = result.as_ptr() as usize - text.as_ptr() as usize;
+                edits.push((start..start + result.len(), r#""""#));
+            }
+            &Parts::default()
         }
-    } else if value.starts_with('[') {
-        for part in json::elements(value) {
-            let placeholder = match crate::item::part_type(&value[part.clone()]).as_deref() {
-                Some("input_image") if !modalities.image => IMAGE_PLACEHOLDER,
-                Some("input_audio") if !modalities.audio => AUDIO_PLACEHOLDER,
-                _ => continue,
-            };
-            let start = member.value.start;
-            edits.push((start + part.start..start + part.end, placeholder));
+        _ => &Parts::default(),
+    };
+    for (range, part) in &parts.media {
+        match part {
+            MediaPart::Image if !modalities.image => edits.push((range.clone(), IMAGE_PLACEHOLDER)),
+            MediaPart::Audio if !modalities.audio => edits.push((range.clone(), AUDIO_PLACEHOLDER)),
+            MediaPart::Image | MediaPart::Audio => {}
         }
     }
     let mut out = String::with_capacity(text.len());

@@ -1,40 +1,47 @@
-//! Bytes to numbered lines: streams a file, FIFO or stdin in large chunks that end on a line
-//! boundary, so that lines can be parsed in parallel and memory stays bounded by the chunk size.
+//! Bytes to lines: streams a file, FIFO or stdin in large chunks that end on a line boundary, so
+//! that lines can be parsed in parallel and memory stays bounded by the chunk size. Buffers are
+//! handed back and reused, so a gigabyte costs no allocation or page faults after the first few.
 
 use std::io::{self, Read};
+use std::ops::Range;
 
 /// How many bytes a chunk aims for. Large enough to amortise thread hand-offs, small enough that
 /// a report over a gigabyte stays within a few tens of megabytes.
 pub const CHUNK_BYTES: usize = 8 << 20;
 
-/// A run of whole lines.
+/// A run of whole lines: the first `len` bytes of `buf`.
 pub struct Chunk {
-    pub data: Vec<u8>,
-    /// The number of the chunk's first line (1-based).
-    pub first_line: u64,
+    buf: Vec<u8>,
+    len: usize,
     /// The chunk's last line has no `\n`: the input ended mid-line.
     pub unterminated: bool,
 }
 
 impl Chunk {
-    /// The lines, numbered, without their `\n` and without one trailing `\r`.
-    pub fn lines(&self) -> impl Iterator<Item = (u64, &[u8])> {
-        let data = self.data.as_slice();
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The buffer, to hand back to [`Chunker::next_chunk`] for reuse.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// Where the lines are, without their `\n` and without one trailing `\r`.
+    pub fn line_ranges(&self) -> Vec<Range<usize>> {
+        let data = self.bytes();
+        let mut lines = Vec::new();
         let mut start = 0;
-        let mut number = self.first_line;
-        std::iter::from_fn(move || {
-            if start >= data.len() {
-                return None;
+        while start < data.len() {
+            let mut end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
+            let next = end + 1;
+            if end > start && data[end - 1] == b'\r' {
+                end -= 1;
             }
-            let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
-            let mut line = &data[start..end];
-            if let Some(stripped) = line.strip_suffix(b"\r") {
-                line = stripped;
-            }
-            start = end + 1;
-            number += 1;
-            Some((number - 1, line))
-        })
+            lines.push(start..end);
+            start = next;
+        }
+        lines
     }
 }
 
@@ -49,7 +56,6 @@ pub struct Chunker<R> {
     source: R,
     /// Bytes read after the last complete line so far.
     carry: Vec<u8>,
-    next_line: u64,
     at_start: bool,
     done: bool,
     chunk_bytes: usize,
@@ -64,83 +70,74 @@ impl<R: Read> Chunker<R> {
         Chunker {
             source,
             carry: Vec::new(),
-            next_line: 1,
             at_start: true,
             done: false,
             chunk_bytes: chunk_bytes.max(1),
         }
     }
 
-    /// The next run of whole lines, or `None` at the end of input.
-    pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
+    /// The next run of whole lines, or `None` at the end of input. `buf` is a buffer to fill
+    /// (a used chunk's, or a new empty one): its initialised bytes are reused as they are.
+    pub fn next_chunk(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Chunk>> {
         if self.done {
             return Ok(None);
         }
-        let mut data = std::mem::take(&mut self.carry);
+        // At least a BOM's worth, so that the first fill can tell whether one is there.
+        let want = (self.carry.len() + self.chunk_bytes).max(3);
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        buf[..self.carry.len()].copy_from_slice(&self.carry);
+        let mut filled = self.carry.len();
+        self.carry.clear();
         let mut scanned = 0;
         loop {
-            let target = (data.len() + self.chunk_bytes).max(self.chunk_bytes);
-            let eof = fill(&mut self.source, &mut data, target)?;
+            let eof = fill(&mut self.source, &mut buf, &mut filled)?;
             if self.at_start {
-                if data.len() < 3 && !eof {
-                    continue; // too few bytes yet to tell whether a BOM starts the input
-                }
                 self.at_start = false;
-                if data.starts_with(b"\xEF\xBB\xBF") {
-                    data.drain(..3);
+                if buf[..filled].starts_with(b"\xEF\xBB\xBF") {
+                    buf.copy_within(3..filled, 0);
+                    filled -= 3;
                 }
             }
-            if let Some(last) = memchr::memrchr(b'\n', &data[scanned..]) {
-                let cut = scanned + last + 1;
-                self.carry = data.split_off(cut);
-                if eof {
-                    // The rest, if any, is a final line without `\n`.
-                    self.done = self.carry.is_empty();
-                }
-                return Ok(Some(self.chunk(data, false)));
+            if let Some(last) = memchr::memrchr(b'\n', &buf[scanned..filled]) {
+                let len = scanned + last + 1;
+                self.carry.extend_from_slice(&buf[len..filled]);
+                // At the end of input, what is left is a final line without `\n`.
+                self.done = eof && self.carry.is_empty();
+                return Ok(Some(Chunk {
+                    buf,
+                    len,
+                    unterminated: false,
+                }));
             }
-            scanned = data.len();
+            scanned = filled;
             if eof {
                 self.done = true;
-                if data.is_empty() {
+                if filled == 0 {
                     return Ok(None);
                 }
-                return Ok(Some(self.chunk(data, true)));
+                return Ok(Some(Chunk {
+                    buf,
+                    len: filled,
+                    unterminated: true,
+                }));
             }
-        }
-    }
-
-    fn chunk(&mut self, data: Vec<u8>, unterminated: bool) -> Chunk {
-        let first_line = self.next_line;
-        self.next_line += memchr::memchr_iter(b'\n', &data).count() as u64;
-        if unterminated {
-            self.next_line += 1;
-        }
-        Chunk {
-            data,
-            first_line,
-            unterminated,
+            // A line longer than the buffer: make room for more of it.
+            let grown = buf.len() * 2;
+            buf.resize(grown, 0);
         }
     }
 }
 
-/// Reads until `data` holds `target` bytes or the input ends; returns whether it ended.
-fn fill(source: &mut impl Read, data: &mut Vec<u8>, target: usize) -> io::Result<bool> {
-    data.reserve(target.saturating_sub(data.len()));
-    while data.len() < target {
-        let start = data.len();
-        data.resize(target, 0);
-        match source.read(&mut data[start..]) {
-            Ok(0) => {
-                data.truncate(start);
-                return Ok(true);
-            }
-            Ok(n) => data.truncate(start + n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => data.truncate(start),
-            Err(e) => {
-                data.truncate(start);
-                return Err(e);
-            }
+/// Reads into `buf[*filled..]` until it is full or the input ends; returns whether it ended.
+fn fill(source: &mut impl Read, buf: &mut [u8], filled: &mut usize) -> io::Result<bool> {
+    while *filled < buf.len() {
+        match source.read(&mut buf[*filled..]) {
+            Ok(0) => return Ok(true),
+            Ok(n) => *filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(false)
@@ -150,29 +147,32 @@ fn fill(source: &mut impl Read, data: &mut Vec<u8>, target: usize) -> io::Result
 mod tests {
     use super::*;
 
-    /// Every line with its number and whether it ended its chunk unterminated.
-    fn all_lines(input: &[u8], chunk_bytes: usize) -> Vec<(u64, String, bool)> {
+    /// Every line with whether it ended its chunk unterminated.
+    fn all_lines(input: &[u8], chunk_bytes: usize) -> Vec<(String, bool)> {
         let mut chunker = Chunker::with_chunk_bytes(input, chunk_bytes);
         let mut out = Vec::new();
-        while let Some(chunk) = chunker.next_chunk().unwrap_or_else(|e| panic!("{e}")) {
-            let count = chunk.lines().count();
-            for (i, (n, line)) in chunk.lines().enumerate() {
-                let torn = chunk.unterminated && i + 1 == count;
-                out.push((n, String::from_utf8_lossy(line).into_owned(), torn));
+        let mut buf = Vec::new();
+        while let Some(chunk) = chunker.next_chunk(buf).unwrap() {
+            let lines = chunk.line_ranges();
+            for (i, range) in lines.iter().enumerate() {
+                let torn = chunk.unterminated && i + 1 == lines.len();
+                let line = &chunk.bytes()[range.clone()];
+                out.push((String::from_utf8_lossy(line).into_owned(), torn));
             }
+            buf = chunk.into_buffer();
         }
         out
     }
 
     #[test]
-    fn numbers_lines_across_chunk_sizes() {
+    fn splits_lines_across_chunk_sizes() {
         let input = b"\xEF\xBB\xBFa\r\n\nbb\r\r\nccc\nlast";
         let expected = vec![
-            (1, "a".to_string(), false),
-            (2, String::new(), false),
-            (3, "bb\r".to_string(), false),
-            (4, "ccc".to_string(), false),
-            (5, "last".to_string(), true),
+            ("a".to_string(), false),
+            (String::new(), false),
+            ("bb\r".to_string(), false),
+            ("ccc".to_string(), false),
+            ("last".to_string(), true),
         ];
         for size in [1, 2, 3, 5, 7, 64] {
             assert_eq!(all_lines(input, size), expected, "chunk size {size}");
@@ -183,13 +183,14 @@ mod tests {
     fn terminated_input_has_no_extra_line() {
         assert_eq!(
             all_lines(b"x\ny\n", 3),
-            vec![(1, "x".into(), false), (2, "y".into(), false)]
+            vec![("x".into(), false), ("y".into(), false)]
         );
         assert_eq!(all_lines(b"", 3), vec![]);
         assert_eq!(all_lines(b"\xEF\xBB\xBF", 3), vec![]);
+        assert_eq!(all_lines(b"\xEF\xBB", 8), vec![("\u{FFFD}".into(), true)]);
         assert_eq!(
-            all_lines(b"\xEF\xBB", 8),
-            vec![(1, "\u{FFFD}".into(), true)]
+            all_lines(b"a\xEF\xBB\xBF\n", 1),
+            vec![("a\u{FEFF}".into(), false)]
         );
     }
 

@@ -1,10 +1,8 @@
 //! Records: one rollout line classified into a record kind of either dialect (SPEC §1–§3), or a
 //! parse error with its reason.
 
-use serde_json::value::RawValue;
-
-use crate::item::{self, Item};
-use crate::json;
+use crate::item::{self, Fields, Item};
+use crate::json::{self, Parser};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -52,51 +50,82 @@ pub type Classified = (Option<Dialect>, Record);
 
 /// Classifies one line (without its line ending). `keep_text` keeps the source text of items.
 pub fn parse(line: &[u8], keep_text: bool) -> Result<Classified, String> {
-    let text = match std::str::from_utf8(line) {
+    let text = match simdutf8::basic::from_utf8(line) {
         Ok(text) => text,
-        Err(e) => return Err(format!("invalid UTF-8 at byte {}", e.valid_up_to() + 1)),
+        // The fast check says only whether; the standard one says where.
+        Err(_) => {
+            let at = std::str::from_utf8(line)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            return Err(format!("invalid UTF-8 at byte {}", at + 1));
+        }
     };
-    let raw: &RawValue = serde_json::from_str(text).map_err(|e| {
-        let msg = e.to_string();
-        let msg = msg.split(" at line ").next().unwrap_or_default();
-        format!("invalid JSON at column {}: {msg}", e.column())
-    })?;
-    let text = raw.get();
-    if !text.starts_with('{') {
+    let invalid = |e: json::Error| format!("invalid JSON at column {}: {}", e.at + 1, e.what);
+    let mut p = Parser::new(text);
+    if p.peek() != Some(b'{') {
+        p.value().and_then(|_| p.end()).map_err(invalid)?;
         return Err("not a JSON object".into());
     }
-
-    let mut fields = Fields::default();
-    for m in json::members(text) {
-        let value = &text[m.value];
-        let slot = match json::decode_str(&text[m.key]).as_deref() {
-            Some("type") => &mut fields.kind,
-            Some("payload") => &mut fields.payload,
-            Some("thread_id") => &mut fields.thread_id,
-            Some("item") => &mut fields.item,
-            Some("replacement_history") => &mut fields.replacement,
-            Some("turn_id") => &mut fields.turn_id,
-            Some("timestamp") => &mut fields.timestamp,
-            _ => continue,
-        };
-        *slot = Some(value);
-    }
-    let Some(kind) = fields.kind.and_then(json::decode_str) else {
+    let mut line = Line::default();
+    p.object(|p, key| match &*item::key_name(key) {
+        "payload" => {
+            line.payload = Some(Nested::read(p)?);
+            Ok(true)
+        }
+        "item" => {
+            line.item = Some(Nested::read(p)?);
+            Ok(true)
+        }
+        _ => line.top.member(p, key),
+    })
+    .and_then(|_| p.end())
+    .map_err(invalid)?;
+    let Some(kind) = line.top.kind.and_then(json::decode_str) else {
         return Err(r#"no string "type""#.into());
     };
-    fields.classify(&kind, keep_text)
+    line.classify(&kind, keep_text)
 }
 
-/// The top-level members the record kinds need, as raw JSON text.
+/// A record's members as raw JSON text: its own, and those of its `payload` or `item`.
 #[derive(Default)]
-struct Fields<'a> {
-    kind: Option<&'a str>,
-    payload: Option<&'a str>,
-    thread_id: Option<&'a str>,
-    item: Option<&'a str>,
-    replacement: Option<&'a str>,
-    turn_id: Option<&'a str>,
-    timestamp: Option<&'a str>,
+struct Line<'a> {
+    top: Fields<'a>,
+    payload: Option<Nested<'a>>,
+    item: Option<Nested<'a>>,
+}
+
+/// A member whose value may be an object the rules look into.
+struct Nested<'a> {
+    raw: &'a str,
+    /// The object's members; `None` when the value is not an object.
+    fields: Option<Fields<'a>>,
+}
+
+impl<'a> Nested<'a> {
+    fn read(p: &mut Parser<'a>) -> json::Result<Nested<'a>> {
+        let text = p.text();
+        if p.peek() == Some(b'{') {
+            let mut fields = Fields::default();
+            let range = p.object(|p, key| fields.member(p, key))?;
+            Ok(Nested {
+                raw: &text[range],
+                fields: Some(fields),
+            })
+        } else {
+            let range = p.value()?;
+            Ok(Nested {
+                raw: &text[range],
+                fields: None,
+            })
+        }
+    }
+
+    /// The members, or the parse error a non-object payload of this record kind is.
+    fn object(&self, kind: &str) -> Result<&Fields<'a>, String> {
+        self.fields
+            .as_ref()
+            .ok_or_else(|| format!("{kind}: payload is not an object"))
+    }
 }
 
 const CONTEXT_KINDS: [&str; 8] = [
@@ -110,74 +139,67 @@ const CONTEXT_KINDS: [&str; 8] = [
     "realtime_item",
 ];
 
-impl Fields<'_> {
+impl Line<'_> {
     fn classify(&self, kind: &str, keep_text: bool) -> Result<Classified, String> {
         use Dialect::{Codex, Mini};
-        let record = match (kind, self.payload) {
+        let top = &self.top;
+        let record = match (kind, &self.payload) {
             ("session_meta", Some(payload)) => {
-                let payload = object(kind, payload)?;
-                let thread_id = non_empty(json::get(payload, "id"))
+                let payload = payload.object(kind)?;
+                let thread_id = non_empty(payload.id)
                     .ok_or(r#"session_meta: payload has no non-empty string "id""#)?;
                 let meta = SessionMeta {
                     thread_id,
-                    cwd: string(json::get(payload, "cwd")),
-                    timestamp: string(json::get(payload, "timestamp"))
-                        .or_else(|| string(self.timestamp)),
+                    cwd: string(payload.cwd),
+                    timestamp: string(payload.timestamp).or_else(|| string(top.timestamp)),
                 };
                 (Some(Codex), Record::SessionMeta(meta))
             }
             ("session_meta", None) => {
-                let thread_id = non_empty(self.thread_id)
+                let thread_id = non_empty(top.thread_id)
                     .ok_or(r#"session_meta: no non-empty string "thread_id""#)?;
                 let meta = SessionMeta {
                     thread_id,
                     cwd: None,
-                    timestamp: string(self.timestamp),
+                    timestamp: string(top.timestamp),
                 };
                 (Some(Mini), Record::SessionMeta(meta))
             }
             ("compacted", Some(payload)) => {
-                let payload = object(kind, payload)?;
-                let message = json::get(payload, "message")
+                let payload = payload.object(kind)?;
+                let message = payload
+                    .message
                     .and_then(json::decode_str)
                     .ok_or(r#"compacted: payload has no string "message""#)?;
-                let record = match json::get(payload, "replacement_history") {
+                let record = match payload.replacement_history {
                     None | Some("null") => Record::LegacyCompaction(summary(&message, keep_text)),
                     Some(history) => Record::Compacted(replacement(kind, history, keep_text)?),
                 };
                 (Some(Codex), record)
             }
             ("compacted", None) => {
-                let history = self
-                    .replacement
+                let history = top
+                    .replacement_history
                     .ok_or(r#"compacted: no "replacement_history" array"#)?;
-                (
-                    Some(Mini),
-                    Record::Compacted(replacement(kind, history, keep_text)?),
-                )
+                let items = replacement(kind, history, keep_text)?;
+                (Some(Mini), Record::Compacted(items))
             }
             ("response_item", Some(payload)) => {
-                let item = match item::parse(payload, keep_text) {
-                    item::Parsed::Item(item) => Some(item),
-                    item::Parsed::Filtered => None,
-                    item::Parsed::NotObject | item::Parsed::NoType => {
-                        return Err(
-                            r#"response_item: payload is not an item (an object with a string "type")"#
-                                .into(),
-                        );
-                    }
-                };
+                let item = nested_item(payload, keep_text).ok_or(
+                    r#"response_item: payload is not an item (an object with a string "type")"#,
+                )?;
                 (Some(Codex), Record::Item(item))
             }
             ("event_msg", Some(payload)) => {
-                let payload = object(kind, payload)?;
-                let event = json::get(payload, "type")
+                let payload = payload.object(kind)?;
+                let event = payload
+                    .kind
                     .and_then(json::decode_str)
                     .ok_or(r#"event_msg: payload has no string "type""#)?;
                 (Some(Codex), event_record(&event, payload))
             }
             (kind, Some(payload)) if CONTEXT_KINDS.contains(&kind) => {
-                object(kind, payload)?;
+                payload.object(kind)?;
                 (Some(Codex), Record::Context)
             }
             ("response_item" | "event_msg", None) => return Err(format!("{kind}: no payload")),
@@ -185,27 +207,23 @@ impl Fields<'_> {
                 return Err(format!("{kind}: no payload"));
             }
             ("item", _) => {
-                let item = match self.item.map(|raw| item::parse(raw, keep_text)) {
-                    Some(item::Parsed::Item(item)) => Some(item),
-                    Some(item::Parsed::Filtered) => None,
-                    _ => {
-                        return Err(r#"item: "item" is not an object with a string "type""#.into());
-                    }
-                };
+                let item = self
+                    .item
+                    .as_ref()
+                    .and_then(|item| nested_item(item, keep_text))
+                    .ok_or(r#"item: "item" is not an object with a string "type""#)?;
                 (Some(Mini), Record::Item(item))
             }
             ("rolled_back", _) => {
-                let history = self
-                    .replacement
+                let history = top
+                    .replacement_history
                     .ok_or(r#"rolled_back: no "replacement_history" array"#)?;
-                (
-                    Some(Mini),
-                    Record::RolledBack(replacement(kind, history, keep_text)?),
-                )
+                let items = replacement(kind, history, keep_text)?;
+                (Some(Mini), Record::RolledBack(items))
             }
-            ("turn_started", _) => (Some(Mini), Record::TurnStarted(string(self.turn_id))),
+            ("turn_started", _) => (Some(Mini), Record::TurnStarted(string(top.turn_id))),
             ("turn_completed" | "turn_aborted", _) => {
-                let turn_id = string(self.turn_id);
+                let turn_id = string(top.turn_id);
                 let aborted = kind == "turn_aborted";
                 (Some(Mini), Record::TurnEnded { turn_id, aborted })
             }
@@ -215,8 +233,18 @@ impl Fields<'_> {
     }
 }
 
-fn event_record(event: &str, payload: &str) -> Record {
-    let turn_id = || string(json::get(payload, "turn_id"));
+/// The item a `payload` or `item` member holds: `Some(None)` when §4 filters it out, `None` when
+/// it is not an item at all.
+fn nested_item(nested: &Nested<'_>, keep_text: bool) -> Option<Option<Item>> {
+    match item::from_fields(nested.raw, nested.fields.as_ref()?, keep_text) {
+        item::Parsed::Item(item) => Some(Some(item)),
+        item::Parsed::Filtered => Some(None),
+        item::Parsed::NotObject | item::Parsed::NoType => None,
+    }
+}
+
+fn event_record(event: &str, payload: &Fields<'_>) -> Record {
+    let turn_id = || string(payload.turn_id);
     match event {
         "task_started" | "turn_started" => Record::TurnStarted(turn_id()),
         "task_complete" | "turn_complete" => Record::TurnEnded {
@@ -227,7 +255,7 @@ fn event_record(event: &str, payload: &str) -> Record {
             turn_id: turn_id(),
             aborted: true,
         },
-        "thread_rolled_back" => match json::get(payload, "num_turns").and_then(positive_integer) {
+        "thread_rolled_back" => match payload.num_turns.and_then(positive_integer) {
             Some(n) => Record::DropTurns(n),
             None => Record::Event,
         },
@@ -299,14 +327,6 @@ const KNOWN_EVENTS: [&str; 58] = [
     "model_reroute",
 ];
 
-fn object<'a>(kind: &str, payload: &'a str) -> Result<&'a str, String> {
-    if payload.starts_with('{') {
-        Ok(payload)
-    } else {
-        Err(format!("{kind}: payload is not an object"))
-    }
-}
-
 fn string(raw: Option<&str>) -> Option<Box<str>> {
     raw.and_then(json::decode_str).map(Into::into)
 }
@@ -332,16 +352,21 @@ fn replacement(kind: &str, raw: &str, keep_text: bool) -> Result<Vec<Item>, Stri
     if !raw.starts_with('[') {
         return Err(format!(r#"{kind}: "replacement_history" is not an array"#));
     }
-    let items = json::elements(raw)
-        .filter_map(|range| {
-            let element = &raw[range];
-            match item::parse(element, keep_text) {
-                item::Parsed::Item(item) => Some(item),
-                item::Parsed::NoType => Some(Item::untyped(element, keep_text)),
-                item::Parsed::Filtered | item::Parsed::NotObject => None,
-            }
-        })
-        .collect();
+    let mut items = Vec::new();
+    let mut p = Parser::new(raw);
+    // Already validated with the line, so this walk cannot fail.
+    let _ = p.array(|p| {
+        if p.peek() != Some(b'{') {
+            return Ok(false); // not an object: dropped
+        }
+        let nested = Nested::read(p)?;
+        match nested_item(&nested, keep_text) {
+            Some(Some(item)) => items.push(item),
+            Some(None) => {}
+            None => items.push(Item::untyped(nested.raw, keep_text)),
+        }
+        Ok(true)
+    });
     Ok(items)
 }
 
@@ -378,7 +403,7 @@ mod tests {
         assert_eq!(err(b"\xff{}"), "invalid UTF-8 at byte 1");
         assert_eq!(
             err(b"{\"type\":"),
-            "invalid JSON at column 8: EOF while parsing a value"
+            "invalid JSON at column 9: EOF while expecting a value"
         );
         assert_eq!(err(b"[1,2]"), "not a JSON object");
         assert_eq!(err(b"{\"type\":3}"), r#"no string "type""#);

@@ -127,34 +127,48 @@ pub fn replay(
 ) -> Result<ResumeState, Error> {
     let mut fold = Fold::default();
     std::thread::scope(|scope| {
-        // Reading overlaps parsing: one chunk is read while the previous one is parsed.
-        let (tx, rx) = mpsc::sync_channel(1);
+        // Reading overlaps parsing: one chunk is read while the previous one is parsed, and
+        // parsed chunks' buffers go back to the reader.
+        let (full_tx, full_rx) = mpsc::sync_channel(1);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
         scope.spawn(move || {
             let mut chunker = Chunker::new(input);
             loop {
-                let next = chunker.next_chunk();
+                let buf = empty_rx.try_recv().unwrap_or_default();
+                // Lines are found here, beside the parsing, not before it.
+                let next = chunker.next_chunk(buf).map(|chunk| {
+                    chunk.map(|chunk| {
+                        let lines = chunk.line_ranges();
+                        (chunk, lines)
+                    })
+                });
                 let stop = !matches!(next, Ok(Some(_)));
-                if tx.send(next).is_err() || stop {
+                if full_tx.send(next).is_err() || stop {
                     return;
                 }
             }
         });
-        for next in rx {
-            let Some(chunk) = next.map_err(Error::Io)? else {
+        let mut number = 0;
+        for next in full_rx {
+            let Some((chunk, lines)) = next.map_err(Error::Io)? else {
                 break;
             };
-            progress(chunk.data.len() as u64);
-            let lines: Vec<(u64, &[u8])> = chunk.lines().collect();
+            progress(chunk.bytes().len() as u64);
+            let bytes = chunk.bytes();
             let parsed: Vec<Option<Result<Classified, String>>> = lines
                 .par_iter()
                 .with_min_len(64)
-                .map(|&(_, line)| (!read::is_blank(line)).then(|| record::parse(line, keep_text)))
+                .map(|range| {
+                    let line = &bytes[range.clone()];
+                    (!read::is_blank(line)).then(|| record::parse(line, keep_text))
+                })
                 .collect();
-            let last = lines.len();
-            for (i, ((number, _), outcome)) in lines.iter().zip(parsed).enumerate() {
-                let torn = chunk.unterminated && i + 1 == last;
-                fold.line(*number, outcome, torn);
+            let last = parsed.len();
+            for (i, outcome) in parsed.into_iter().enumerate() {
+                number += 1;
+                fold.line(number, outcome, chunk.unterminated && i + 1 == last);
             }
+            let _ = empty_tx.send(chunk.into_buffer());
         }
         Ok(())
     })?;
