@@ -521,6 +521,51 @@ mod tests {
         assert!(validate(&"[".repeat(200_000)).is_err());
     }
 
+    fn serde_accepts(text: &str) -> bool {
+        serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// Token soup: mostly invalid, sometimes valid, always judged as serde_json judges it.
+        #[test]
+        fn agrees_with_serde_on_token_soup(
+            tokens in proptest::collection::vec(proptest::sample::select(vec![
+                "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u", "\\n", "0", "1", "-", "+",
+                ".", "e", "E", "9", "a", "x", "true", "false", "null", "tru", " ", "\t", "\n",
+                "\"k\":", "\"s\"", "\u{1}", "\u{7f}", "é", "d800", "\\ud800",
+            ]), 0..24)
+        ) {
+            let text: String = tokens.concat();
+            proptest::prop_assert_eq!(validate(&text).is_ok(), serde_accepts(&text), "{:?}", text);
+        }
+
+        /// Valid documents with one byte cut out, one inserted, or one changed.
+        #[test]
+        fn agrees_with_serde_on_mutated_documents(
+            doc in proptest::sample::select(vec![
+                r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"a\nb \u00e9"}]}}"#,
+                r#"[1.5e-3,-0,{"a":[true,false,null]},"\ud83d\ude00",[]]"#,
+                r#"{"n":12345678901234567890,"f":-1.25E+10,"s":"\"\\\/\b\f\r\t"}"#,
+            ]),
+            at in 0usize..200,
+            op in 0u8..3,
+            byte in proptest::sample::select(b"{}[],:\"\\ 0-.eE+tx\t".to_vec()),
+        ) {
+            let mut bytes = doc.as_bytes().to_vec();
+            let at = at % bytes.len();
+            match op {
+                0 => { bytes.remove(at); }
+                1 => bytes.insert(at, byte),
+                _ => bytes[at] = byte,
+            }
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                proptest::prop_assert_eq!(validate(text).is_ok(), serde_accepts(text), "{:?}", text);
+            }
+        }
+    }
+
     #[test]
     fn decodes_escapes_and_surrogates() {
         assert_eq!(decode_str(r#""plain""#).as_deref(), Some("plain"));
