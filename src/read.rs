@@ -58,6 +58,9 @@ pub struct Chunker<R> {
     carry: Vec<u8>,
     at_start: bool,
     done: bool,
+    /// What the next chunk aims for: small at first, so that a small input costs little,
+    /// doubling up to `chunk_bytes`.
+    target: usize,
     chunk_bytes: usize,
 }
 
@@ -72,6 +75,7 @@ impl<R: Read> Chunker<R> {
             carry: Vec::new(),
             at_start: true,
             done: false,
+            target: chunk_bytes.clamp(1, 64 << 10),
             chunk_bytes: chunk_bytes.max(1),
         }
     }
@@ -83,8 +87,11 @@ impl<R: Read> Chunker<R> {
             return Ok(None);
         }
         // At least a BOM's worth, so that the first fill can tell whether one is there.
-        let want = (self.carry.len() + self.chunk_bytes).max(3);
-        if buf.len() < want {
+        let want = (self.carry.len() + self.target).max(3);
+        self.target = (self.target * 2).min(self.chunk_bytes);
+        if buf.is_empty() {
+            buf = vec![0; want]; // calloc: the pages are zeroed lazily, when first written
+        } else if buf.len() < want {
             buf.resize(want, 0);
         }
         buf[..self.carry.len()].copy_from_slice(&self.carry);
