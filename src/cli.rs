@@ -1,6 +1,8 @@
 //! The command line: clap types, parsed once, then resolved into a [`Config`] of decisions (input,
-//! output format, modalities, colour). Nothing below this module reads flags or the environment.
+//! output format, modalities, colour, where Codex keeps its sessions). Nothing below this module
+//! reads flags or the environment.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -10,9 +12,13 @@ use crate::normalize::Modalities;
 
 const EXAMPLES: &str = "\
 Examples:
+  rollcall replay --report 019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10
   rollcall replay --report ~/.codex/sessions/2026/11/30/rollout-….jsonl
   rollcall repair-view --diff session.jsonl
-  rollcall repair-view --modalities text session.jsonl > prompt.jsonl";
+  rollcall repair-view --modalities text session.jsonl > prompt.jsonl
+
+FILE is a path, `-` for standard input, or a thread id as `codex resume` shows it, looked up
+under $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (CODEX_HOME defaults to ~/.codex).";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -62,9 +68,10 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// The rollout to read: a path, or `-` for standard input.
+    /// The rollout to read: a path, `-` for standard input, or a thread id (looked up under
+    /// $CODEX_HOME; a path that exists wins).
     #[arg(value_name = "FILE")]
-    pub file: String,
+    pub file: OsString,
 
     /// Exit with status 3 when the rollout has parse errors or an incomplete turn.
     #[arg(long)]
@@ -137,6 +144,7 @@ fn parse_modalities(list: &str) -> Result<Modalities, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Stdin,
+    /// A path, or, when nothing exists there and it reads as a UUID, a thread id to look up.
     Path(PathBuf),
 }
 
@@ -179,12 +187,66 @@ impl Job {
 /// Every decision the arguments and environment imply, made once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    pub input: Input,
-    pub job: Job,
-    pub strict: bool,
+    pub task: Task,
     pub color: bool,
     /// Show progress on stderr (only when it is a terminal).
     pub progress: bool,
+    /// Where Codex keeps its sessions; `None` when neither CODEX_HOME nor HOME is set.
+    pub codex_home: Option<CodexHome>,
+}
+
+/// The command to carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Task {
+    /// Read one rollout and print what `job` asks for.
+    Rollout {
+        input: Input,
+        job: Job,
+        strict: bool,
+    },
+}
+
+/// Codex's home folder (`$CODEX_HOME`, else `~/.codex`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodexHome {
+    pub dir: PathBuf,
+    /// Whether it came from CODEX_HOME (else from HOME), for messages.
+    pub from_env: bool,
+}
+
+impl CodexHome {
+    /// Where Codex writes live sessions.
+    pub fn sessions(&self) -> PathBuf {
+        self.dir.join("sessions")
+    }
+
+    /// Where Codex moves archived sessions.
+    pub fn archived(&self) -> PathBuf {
+        self.dir.join("archived_sessions")
+    }
+
+    /// Where the folder came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
+    pub fn origin(&self) -> String {
+        if self.from_env {
+            format!("CODEX_HOME={}", self.dir.display())
+        } else {
+            format!("CODEX_HOME is not set; ~/.codex is {}", self.dir.display())
+        }
+    }
+
+    fn from_env(codex_home: Option<OsString>, home: Option<OsString>) -> Option<CodexHome> {
+        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
+        if let Some(dir) = set(&codex_home) {
+            return Some(CodexHome {
+                dir,
+                from_env: true,
+            });
+        }
+        set(&home).map(|home| CodexHome {
+            dir: home.join(".codex"),
+            from_env: false,
+        })
+    }
 }
 
 impl Cli {
@@ -198,14 +260,23 @@ impl Cli {
                     && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        let (input, job) = match self.command {
+        let rollout = |input: InputArgs, job: Job| Task::Rollout {
+            input: if input.file == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(input.file.into())
+            },
+            job,
+            strict: input.strict,
+        };
+        let task = match self.command {
             Command::Replay(args) => {
                 let job = if args.report || args.json {
                     Job::Report { json: args.json }
                 } else {
                     Job::History
                 };
-                (args.input, job)
+                rollout(args.input, job)
             }
             Command::RepairView(args) => {
                 let job = if args.diff {
@@ -218,19 +289,17 @@ impl Cli {
                         modalities: args.modalities,
                     }
                 };
-                (args.input, job)
+                rollout(args.input, job)
             }
         };
         Config {
-            input: if input.file == "-" {
-                Input::Stdin
-            } else {
-                Input::Path(input.file.into())
-            },
-            job,
-            strict: input.strict,
+            task,
             color,
             progress: stderr_tty,
+            codex_home: CodexHome::from_env(
+                std::env::var_os("CODEX_HOME"),
+                std::env::var_os("HOME"),
+            ),
         }
     }
 }
@@ -248,6 +317,28 @@ mod tests {
         assert_eq!(parse_modalities("text,image,audio"), Ok(m(true, true)));
         assert!(parse_modalities("text,video").is_err());
         assert!(parse_modalities("").is_err());
+    }
+
+    #[test]
+    fn codex_home_comes_from_codex_home_then_home() {
+        let os = |s: &str| Some(OsString::from(s));
+        let home = |dir: &str, from_env| {
+            Some(CodexHome {
+                dir: dir.into(),
+                from_env,
+            })
+        };
+        assert_eq!(CodexHome::from_env(os("/c"), os("/h")), home("/c", true));
+        assert_eq!(
+            CodexHome::from_env(os(""), os("/h")),
+            home("/h/.codex", false)
+        );
+        assert_eq!(
+            CodexHome::from_env(None, os("/h")),
+            home("/h/.codex", false)
+        );
+        assert_eq!(CodexHome::from_env(None, os("")), None);
+        assert_eq!(CodexHome::from_env(None, None), None);
     }
 
     #[test]

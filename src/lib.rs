@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod escape;
 pub mod exit;
+pub mod find;
 pub mod item;
 pub mod json;
 pub mod normalize;
@@ -19,35 +20,48 @@ pub mod replay;
 pub mod report;
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, StdoutLock, Write};
 
-use cli::{Config, Input};
+use cli::{Config, Input, Task};
 use exit::{Failure, Status};
+use render::Paint;
 use replay::ResumeState;
 
 /// Runs one command as `config` says, printing to stdout.
 pub fn run(config: &Config) -> Result<Status, Failure> {
-    let name = config.input.name();
-    let state = load(&config.input, config.job.needs_text())?;
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let written = render::render(config, &name, &state, &mut out).and_then(|()| out.flush());
-    match written {
-        Ok(()) => {}
-        // A reader that has seen enough (`| head`) is not an error.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(Status::Success),
-        Err(e) => {
-            return Err(Failure::unusable(
-                "<stdout>",
-                format!("cannot write: {}", io_reason(&e)),
-            ));
+    let paint = Paint(config.color);
+    match &config.task {
+        Task::Rollout { input, job, strict } => {
+            let input = find::resolve(input, config.codex_home.as_ref())?;
+            let name = input.name();
+            let state = load(&input, job.needs_text())?;
+            if !to_stdout(|out| render::render(*job, paint, &name, &state, out))? {
+                return Ok(Status::Success);
+            }
+            let findings = !state.error_lines.is_empty() || state.incomplete_turn.is_some();
+            Ok(if *strict && findings {
+                Status::Findings
+            } else {
+                Status::Success
+            })
         }
     }
-    let findings = !state.error_lines.is_empty() || state.incomplete_turn.is_some();
-    Ok(if config.strict && findings {
-        Status::Findings
-    } else {
-        Status::Success
-    })
+}
+
+/// Writes to stdout through `write`. Returns whether all was written: a reader that has seen
+/// enough (`| head`) closes the pipe, which is not an error.
+fn to_stdout(
+    write: impl FnOnce(&mut BufWriter<StdoutLock<'static>>) -> io::Result<()>,
+) -> Result<bool, Failure> {
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(Failure::unusable(
+            "<stdout>",
+            format!("cannot write: {}", io_reason(&e)),
+        )),
+    }
 }
 
 /// Opens and replays the input. Never writes to it: files are opened read-only.
@@ -84,7 +98,7 @@ pub fn load(input: &Input, keep_text: bool) -> Result<ResumeState, Failure> {
 }
 
 /// An I/O error's message without the `(os error N)` suffix.
-fn io_reason(e: &io::Error) -> String {
+pub(crate) fn io_reason(e: &io::Error) -> String {
     let text = e.to_string();
     match text.find(" (os error") {
         Some(cut) => text[..cut].to_string(),

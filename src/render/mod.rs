@@ -8,19 +8,19 @@ mod view;
 
 use std::io::{self, Write};
 
-use crate::cli::{Config, Format, Job};
+use crate::cli::{Format, Job};
 use crate::normalize;
 use crate::replay::ResumeState;
 
-/// Writes what `config.job` asks for about `state` (read from the input called `name`).
+/// Writes what `job` asks for about `state` (read from the input called `name`).
 pub fn render(
-    config: &Config,
+    job: Job,
+    paint: Paint,
     name: &str,
     state: &ResumeState,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let paint = Paint(config.color);
-    match config.job {
+    match job {
         Job::History => view::history_jsonl(state, out),
         Job::Report { json: true } => report::json(name, state, out),
         Job::Report { json: false } => report::human(name, state, paint, out),
