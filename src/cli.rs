@@ -12,6 +12,7 @@ use crate::normalize::Modalities;
 
 const EXAMPLES: &str = "\
 Examples:
+  rollcall scan --problems
   rollcall replay --report 019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10
   rollcall replay --report ~/.codex/sessions/2026/11/30/rollout-….jsonl
   rollcall repair-view --diff session.jsonl
@@ -64,6 +65,23 @@ Examples:
   rollcall repair-view --diff session.jsonl
   rollcall repair-view --format text --modalities text session.jsonl | less -R")]
     RepairView(RepairViewArgs),
+
+    /// List every Codex rollout on this machine with what is wrong with it, newest first.
+    #[command(after_help = "\
+Examples:
+  rollcall scan                      every session under $CODEX_HOME, as a table
+  rollcall scan --problems           only the ones with a finding
+  rollcall scan --json | jq -r 'select(.incomplete) | .path'
+  rollcall scan ~/backup/codex/sessions
+  rollcall scan --strict > /dev/null || echo 'some session is broken'
+
+Status, one word per rollout (the first that applies):
+  unusable    cannot be replayed: unreadable, empty, or no session_meta record
+  damaged     has parse errors (malformed or torn lines were skipped)
+  incomplete  a turn was still open at the end of the file (the agent died mid-turn)
+  repairs     the prompt view inserts outputs for unanswered calls or drops orphan outputs
+  ok          none of the above")]
+    Scan(ScanArgs),
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +126,26 @@ pub struct RepairViewArgs {
     /// Show what normalization changed, item by item, instead of the view.
     #[arg(long, conflicts_with = "format")]
     pub diff: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Folders (or rollout files) to scan instead of $CODEX_HOME/sessions and
+    /// $CODEX_HOME/archived_sessions. Folders are searched recursively for rollout-*.jsonl.
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// Print one JSON object per rollout (JSONL) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Show only rollouts with a finding: unusable, damaged, incomplete, or needing repairs.
+    #[arg(long)]
+    pub problems: bool,
+
+    /// Exit with status 3 when a rollout is unusable, has parse errors or an incomplete turn.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -189,7 +227,7 @@ impl Job {
 pub struct Config {
     pub task: Task,
     pub color: bool,
-    /// Show progress on stderr (only when it is a terminal).
+    /// Show progress on stderr (only when it is a terminal, and not in CI).
     pub progress: bool,
     /// Where Codex keeps its sessions; `None` when neither CODEX_HOME nor HOME is set.
     pub codex_home: Option<CodexHome>,
@@ -204,6 +242,17 @@ pub enum Task {
         job: Job,
         strict: bool,
     },
+    Scan(Scan),
+}
+
+/// What `rollcall scan` looks at and prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scan {
+    /// Folders or files named on the command line; empty means Codex's own two folders.
+    pub dirs: Vec<PathBuf>,
+    pub json: bool,
+    pub problems: bool,
+    pub strict: bool,
 }
 
 /// Codex's home folder (`$CODEX_HOME`, else `~/.codex`).
@@ -252,6 +301,10 @@ impl CodexHome {
 impl Cli {
     pub fn resolve(self) -> Config {
         let stderr_tty = std::io::stderr().is_terminal();
+        // A CI log or a dumb terminal would only collect the bar's redraws.
+        let progress = stderr_tty
+            && std::env::var_os("CI").is_none_or(|v| v.is_empty())
+            && std::env::var_os("TERM").is_none_or(|v| v != "dumb");
         let color = match self.color {
             ColorWhen::Always => true,
             ColorWhen::Never => false,
@@ -291,11 +344,17 @@ impl Cli {
                 };
                 rollout(args.input, job)
             }
+            Command::Scan(args) => Task::Scan(Scan {
+                dirs: args.dirs,
+                json: args.json,
+                problems: args.problems,
+                strict: args.strict,
+            }),
         };
         Config {
             task,
             color,
-            progress: stderr_tty,
+            progress,
             codex_home: CodexHome::from_env(
                 std::env::var_os("CODEX_HOME"),
                 std::env::var_os("HOME"),

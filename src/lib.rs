@@ -4,6 +4,8 @@
 //! ```text
 //! bytes ─read─▶ lines ─record─▶ records ─replay─▶ ResumeState ─normalize─▶ PromptView ─render─▶ stdout
 //! ```
+//!
+//! `scan` runs the first half of it over every rollout that `find` turns up, in parallel.
 #![deny(clippy::print_stdout)]
 
 pub mod cli;
@@ -18,9 +20,11 @@ pub mod record;
 pub mod render;
 pub mod replay;
 pub mod report;
+pub mod scan;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, StdoutLock, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cli::{Config, Input, Task};
 use exit::{Failure, Status};
@@ -45,6 +49,27 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
                 Status::Success
             })
         }
+        Task::Scan(scan) => {
+            let roots = scan::roots(scan, config.codex_home.as_ref())?;
+            let mut warnings = Vec::new();
+            let found = scan::find(&roots, &mut warnings);
+            let bytes = found.iter().map(|f| f.size).sum();
+            let rows = with_progress(config.progress, found.len(), bytes, |read, finished| {
+                scan::replay(found, read, finished)
+            });
+            for warning in &warnings {
+                eprintln!("rollcall: {}", escape::escape(warning));
+            }
+            if !to_stdout(|out| render::scan(&rows, scan, paint, out))? {
+                return Ok(Status::Success);
+            }
+            let failing = rows.iter().any(|row| row.health().fails_strict());
+            Ok(if scan.strict && failing {
+                Status::Findings
+            } else {
+                Status::Success
+            })
+        }
     }
 }
 
@@ -64,11 +89,49 @@ fn to_stdout(
     }
 }
 
+/// Runs `work` over `files` files of `total` bytes, showing a progress bar on stderr when `show`
+/// is set (stderr is a terminal). `work` reports bytes as it reads them and each file it finishes.
+fn with_progress<T>(
+    show: bool,
+    files: usize,
+    total: u64,
+    work: impl FnOnce(&(dyn Fn(u64) + Sync), &(dyn Fn() + Sync)) -> T,
+) -> T {
+    let target = if show {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
+    let style = indicatif::ProgressStyle::with_template(
+        "scanning {wide_bar} {binary_bytes}/{binary_total_bytes}, {msg} rollouts",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(format!("0/{files}"));
+    let finished = AtomicUsize::new(0);
+    let result = work(&|bytes| bar.inc(bytes), &|| {
+        let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
+        bar.set_message(format!("{n}/{files}"));
+    });
+    bar.finish_and_clear();
+    result
+}
+
 /// Opens and replays the input. Never writes to it: files are opened read-only.
 pub fn load(input: &Input, keep_text: bool) -> Result<ResumeState, Failure> {
+    load_reporting(input, keep_text, &mut |_| {})
+}
+
+/// [`load`], telling `progress` how many bytes each chunk read had.
+pub fn load_reporting(
+    input: &Input,
+    keep_text: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ResumeState, Failure> {
     let name = input.name();
     let result = match input {
-        Input::Stdin => replay::replay(io::stdin(), keep_text, &mut |_| {}),
+        Input::Stdin => replay::replay(io::stdin(), keep_text, progress),
         Input::Path(path) => {
             let fail = |what: &str, e: &io::Error| {
                 Failure::unusable(&name, format!("{what}: {}", io_reason(e)))
@@ -88,7 +151,7 @@ pub fn load(input: &Input, keep_text: bool) -> Result<ResumeState, Failure> {
             } else {
                 Box::new(file)
             };
-            replay::replay(source, keep_text, &mut |_| {})
+            replay::replay(source, keep_text, progress)
         }
     };
     result.map_err(|e| match e {

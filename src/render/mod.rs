@@ -3,14 +3,16 @@
 
 mod diff;
 mod report;
+mod scan;
 mod text;
 mod view;
 
 use std::io::{self, Write};
 
-use crate::cli::{Format, Job};
+use crate::cli::{self, Format, Job};
 use crate::normalize;
 use crate::replay::ResumeState;
+use crate::scan::Row;
 
 /// Writes what `job` asks for about `state` (read from the input called `name`).
 pub fn render(
@@ -36,6 +38,18 @@ pub fn render(
             let view = normalize::normalize(&state.history, modalities);
             diff::write(name, &view, paint, out)
         }
+    }
+}
+
+/// Writes the rows of a scan, all of them or only those with a finding, as `scan` asks.
+pub fn scan(rows: &[Row], scan: &cli::Scan, paint: Paint, out: &mut impl Write) -> io::Result<()> {
+    let shown = rows
+        .iter()
+        .filter(|row| !scan.problems || row.health().is_problem());
+    if scan.json {
+        scan::jsonl(shown, out)
+    } else {
+        scan::table(shown, rows, paint, out)
     }
 }
 
