@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
 
 use crate::normalize::Modalities;
 
@@ -82,6 +83,18 @@ Status, one word per rollout (the first that applies):
   repairs     the prompt view inserts outputs for unanswered calls or drops orphan outputs
   ok          none of the above")]
     Scan(ScanArgs),
+
+    /// Print a shell completion script for rollcall.
+    #[command(after_help = "\
+Examples:
+  rollcall completions bash > ~/.local/share/bash-completion/completions/rollcall
+  rollcall completions zsh > ~/.zfunc/_rollcall       (with fpath+=~/.zfunc in ~/.zshrc)
+  rollcall completions fish > ~/.config/fish/completions/rollcall.fish")]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -243,6 +256,7 @@ pub enum Task {
         strict: bool,
     },
     Scan(Scan),
+    Completions(Shell),
 }
 
 /// What `rollcall scan` looks at and prints.
@@ -350,6 +364,7 @@ impl Cli {
                 problems: args.problems,
                 strict: args.strict,
             }),
+            Command::Completions { shell } => Task::Completions(shell),
         };
         Config {
             task,

@@ -26,6 +26,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, StdoutLock, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use clap::CommandFactory;
 use cli::{Config, Input, Task};
 use exit::{Failure, Status};
 use render::Paint;
@@ -69,6 +70,13 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
             } else {
                 Status::Success
             })
+        }
+        Task::Completions(shell) => {
+            // Generated whole first: clap_complete panics on a failed write.
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut cli::Cli::command(), "rollcall", &mut script);
+            to_stdout(|out| out.write_all(&script))?;
+            Ok(Status::Success)
         }
     }
 }
