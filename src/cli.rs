@@ -1,18 +1,26 @@
 //! The command line: clap types, parsed once, then resolved into a [`Config`] of decisions (input,
-//! output format, modalities, colour). Nothing below this module reads flags or the environment.
+//! output format, modalities, colour, where Codex keeps its sessions). Nothing below this module
+//! reads flags or the environment.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
 
 use crate::normalize::Modalities;
 
 const EXAMPLES: &str = "\
 Examples:
+  rollcall scan --problems
+  rollcall replay --report 019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10
   rollcall replay --report ~/.codex/sessions/2026/11/30/rollout-….jsonl
   rollcall repair-view --diff session.jsonl
-  rollcall repair-view --modalities text session.jsonl > prompt.jsonl";
+  rollcall repair-view --modalities text session.jsonl > prompt.jsonl
+
+FILE is a path, `-` for standard input, or a thread id as `codex resume` shows it, looked up
+under $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (CODEX_HOME defaults to ~/.codex).";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -58,13 +66,43 @@ Examples:
   rollcall repair-view --diff session.jsonl
   rollcall repair-view --format text --modalities text session.jsonl | less -R")]
     RepairView(RepairViewArgs),
+
+    /// List every Codex rollout on this machine with what is wrong with it, newest first.
+    #[command(after_help = "\
+Examples:
+  rollcall scan                      every session under $CODEX_HOME, as a table
+  rollcall scan --problems           only the ones with a finding
+  rollcall scan --json | jq -r 'select(.incomplete) | .path'
+  rollcall scan ~/backup/codex/sessions
+  rollcall scan --strict > /dev/null || echo 'some session is broken'
+
+Status, one word per rollout (the first that applies):
+  unusable    cannot be replayed: unreadable, empty, or no session_meta record
+  damaged     has parse errors (malformed or torn lines were skipped)
+  incomplete  a turn was still open at the end of the file (the agent died mid-turn)
+  repairs     the prompt view inserts outputs for unanswered calls or drops orphan outputs
+  ok          none of the above")]
+    Scan(ScanArgs),
+
+    /// Print a shell completion script for rollcall.
+    #[command(after_help = "\
+Examples:
+  rollcall completions bash > ~/.local/share/bash-completion/completions/rollcall
+  rollcall completions zsh > ~/.zfunc/_rollcall       (with fpath+=~/.zfunc in ~/.zshrc)
+  rollcall completions fish > ~/.config/fish/completions/rollcall.fish")]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// The rollout to read: a path, or `-` for standard input.
+    /// The rollout to read: a path, `-` for standard input, or a thread id (looked up under
+    /// $CODEX_HOME; a path that exists wins).
     #[arg(value_name = "FILE")]
-    pub file: String,
+    pub file: OsString,
 
     /// Exit with status 3 when the rollout has parse errors or an incomplete turn.
     #[arg(long)]
@@ -103,6 +141,26 @@ pub struct RepairViewArgs {
     pub diff: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Folders (or rollout files) to scan instead of $CODEX_HOME/sessions and
+    /// $CODEX_HOME/archived_sessions. Folders are searched recursively for rollout-*.jsonl.
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// Print one JSON object per rollout (JSONL) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Show only rollouts with a finding: unusable, damaged, incomplete, or needing repairs.
+    #[arg(long)]
+    pub problems: bool,
+
+    /// Exit with status 3 when a rollout is unusable, has parse errors or an incomplete turn.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// One item per line.
@@ -137,6 +195,7 @@ fn parse_modalities(list: &str) -> Result<Modalities, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Stdin,
+    /// A path, or, when nothing exists there and it reads as a UUID, a thread id to look up.
     Path(PathBuf),
 }
 
@@ -179,17 +238,87 @@ impl Job {
 /// Every decision the arguments and environment imply, made once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    pub input: Input,
-    pub job: Job,
-    pub strict: bool,
+    pub task: Task,
     pub color: bool,
-    /// Show progress on stderr (only when it is a terminal).
+    /// Show progress on stderr (only when it is a terminal, and not in CI).
     pub progress: bool,
+    /// Where Codex keeps its sessions; `None` when neither CODEX_HOME nor HOME is set.
+    pub codex_home: Option<CodexHome>,
+}
+
+/// The command to carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Task {
+    /// Read one rollout and print what `job` asks for.
+    Rollout {
+        input: Input,
+        job: Job,
+        strict: bool,
+    },
+    Scan(Scan),
+    Completions(Shell),
+}
+
+/// What `rollcall scan` looks at and prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scan {
+    /// Folders or files named on the command line; empty means Codex's own two folders.
+    pub dirs: Vec<PathBuf>,
+    pub json: bool,
+    pub problems: bool,
+    pub strict: bool,
+}
+
+/// Codex's home folder (`$CODEX_HOME`, else `~/.codex`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodexHome {
+    pub dir: PathBuf,
+    /// Whether it came from CODEX_HOME (else from HOME), for messages.
+    pub from_env: bool,
+}
+
+impl CodexHome {
+    /// Where Codex writes live sessions.
+    pub fn sessions(&self) -> PathBuf {
+        self.dir.join("sessions")
+    }
+
+    /// Where Codex moves archived sessions.
+    pub fn archived(&self) -> PathBuf {
+        self.dir.join("archived_sessions")
+    }
+
+    /// Where the folder came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
+    pub fn origin(&self) -> String {
+        if self.from_env {
+            format!("CODEX_HOME={}", self.dir.display())
+        } else {
+            format!("CODEX_HOME is not set; ~/.codex is {}", self.dir.display())
+        }
+    }
+
+    fn from_env(codex_home: Option<OsString>, home: Option<OsString>) -> Option<CodexHome> {
+        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
+        if let Some(dir) = set(&codex_home) {
+            return Some(CodexHome {
+                dir,
+                from_env: true,
+            });
+        }
+        set(&home).map(|home| CodexHome {
+            dir: home.join(".codex"),
+            from_env: false,
+        })
+    }
 }
 
 impl Cli {
     pub fn resolve(self) -> Config {
         let stderr_tty = std::io::stderr().is_terminal();
+        // A CI log or a dumb terminal would only collect the bar's redraws.
+        let progress = stderr_tty
+            && std::env::var_os("CI").is_none_or(|v| v.is_empty())
+            && std::env::var_os("TERM").is_none_or(|v| v != "dumb");
         let color = match self.color {
             ColorWhen::Always => true,
             ColorWhen::Never => false,
@@ -198,14 +327,23 @@ impl Cli {
                     && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        let (input, job) = match self.command {
+        let rollout = |input: InputArgs, job: Job| Task::Rollout {
+            input: if input.file == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(input.file.into())
+            },
+            job,
+            strict: input.strict,
+        };
+        let task = match self.command {
             Command::Replay(args) => {
                 let job = if args.report || args.json {
                     Job::Report { json: args.json }
                 } else {
                     Job::History
                 };
-                (args.input, job)
+                rollout(args.input, job)
             }
             Command::RepairView(args) => {
                 let job = if args.diff {
@@ -218,19 +356,24 @@ impl Cli {
                         modalities: args.modalities,
                     }
                 };
-                (args.input, job)
+                rollout(args.input, job)
             }
+            Command::Scan(args) => Task::Scan(Scan {
+                dirs: args.dirs,
+                json: args.json,
+                problems: args.problems,
+                strict: args.strict,
+            }),
+            Command::Completions { shell } => Task::Completions(shell),
         };
         Config {
-            input: if input.file == "-" {
-                Input::Stdin
-            } else {
-                Input::Path(input.file.into())
-            },
-            job,
-            strict: input.strict,
+            task,
             color,
-            progress: stderr_tty,
+            progress,
+            codex_home: CodexHome::from_env(
+                std::env::var_os("CODEX_HOME"),
+                std::env::var_os("HOME"),
+            ),
         }
     }
 }
@@ -248,6 +391,28 @@ mod tests {
         assert_eq!(parse_modalities("text,image,audio"), Ok(m(true, true)));
         assert!(parse_modalities("text,video").is_err());
         assert!(parse_modalities("").is_err());
+    }
+
+    #[test]
+    fn codex_home_comes_from_codex_home_then_home() {
+        let os = |s: &str| Some(OsString::from(s));
+        let home = |dir: &str, from_env| {
+            Some(CodexHome {
+                dir: dir.into(),
+                from_env,
+            })
+        };
+        assert_eq!(CodexHome::from_env(os("/c"), os("/h")), home("/c", true));
+        assert_eq!(
+            CodexHome::from_env(os(""), os("/h")),
+            home("/h/.codex", false)
+        );
+        assert_eq!(
+            CodexHome::from_env(None, os("/h")),
+            home("/h/.codex", false)
+        );
+        assert_eq!(CodexHome::from_env(None, os("")), None);
+        assert_eq!(CodexHome::from_env(None, None), None);
     }
 
     #[test]

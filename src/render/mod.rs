@@ -3,24 +3,26 @@
 
 mod diff;
 mod report;
+mod scan;
 mod text;
 mod view;
 
 use std::io::{self, Write};
 
-use crate::cli::{Config, Format, Job};
+use crate::cli::{self, Format, Job};
 use crate::normalize;
 use crate::replay::ResumeState;
+use crate::scan::Row;
 
-/// Writes what `config.job` asks for about `state` (read from the input called `name`).
+/// Writes what `job` asks for about `state` (read from the input called `name`).
 pub fn render(
-    config: &Config,
+    job: Job,
+    paint: Paint,
     name: &str,
     state: &ResumeState,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let paint = Paint(config.color);
-    match config.job {
+    match job {
         Job::History => view::history_jsonl(state, out),
         Job::Report { json: true } => report::json(name, state, out),
         Job::Report { json: false } => report::human(name, state, paint, out),
@@ -36,6 +38,18 @@ pub fn render(
             let view = normalize::normalize(&state.history, modalities);
             diff::write(name, &view, paint, out)
         }
+    }
+}
+
+/// Writes the rows of a scan, all of them or only those with a finding, as `scan` asks.
+pub fn scan(rows: &[Row], scan: &cli::Scan, paint: Paint, out: &mut impl Write) -> io::Result<()> {
+    let shown = rows
+        .iter()
+        .filter(|row| !scan.problems || row.health().is_problem());
+    if scan.json {
+        scan::jsonl(shown, out)
+    } else {
+        scan::table(shown, rows, paint, out)
     }
 }
 

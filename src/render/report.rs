@@ -21,7 +21,7 @@ pub fn json(name: &str, state: &ResumeState, out: &mut impl Write) -> io::Result
 
 /// Compact JSON that also escapes what serde_json leaves raw but a terminal would act on
 /// (DEL, C1 controls, bidirectional overrides), so the report is safe to print as it is.
-struct TerminalSafe;
+pub(super) struct TerminalSafe;
 
 impl serde_json::ser::Formatter for TerminalSafe {
     fn write_string_fragment<W: ?Sized + Write>(

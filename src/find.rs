@@ -1,0 +1,286 @@
+//! Rollout files on disk: walking session folders for `rollout-*.jsonl`, reading the time in a
+//! rollout's file name, and finding a thread's rollout by its id under the Codex home.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use uuid::Uuid;
+
+use crate::cli::{CodexHome, Input};
+use crate::exit::{Failure, Status};
+
+/// A point in time as seconds since 1970-01-01 00:00:00 on the clock it was read from: the local
+/// time Codex writes into file names, or UTC for a modification time. Orders rollouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp(i64);
+
+impl Stamp {
+    /// The time in a Codex file name, `rollout-YYYY-MM-DDThh-mm-ss-<thread id>.jsonl`.
+    pub fn from_name(name: &str) -> Option<Stamp> {
+        let rest = name.strip_prefix("rollout-")?;
+        let (time, after) = (rest.get(..19)?, rest.get(19..)?);
+        if !(after.starts_with('-') || after.starts_with('.')) {
+            return None;
+        }
+        let b = time.as_bytes();
+        if b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b'-' || b[16] != b'-' {
+            return None;
+        }
+        let number = |at: usize, len: usize| -> Option<i64> {
+            let digits = time.get(at..at + len)?;
+            if !digits.bytes().all(|d| d.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse().ok()
+        };
+        let (year, month, day) = (number(0, 4)?, number(5, 2)?, number(8, 2)?);
+        let (hour, minute, second) = (number(11, 2)?, number(14, 2)?, number(17, 2)?);
+        if !(1..=12).contains(&month)
+            || day < 1
+            || day > days_in_month(year, month)
+            || hour > 23
+            || minute > 59
+            || second > 59
+        {
+            return None;
+        }
+        let days = days_from_civil(year, month, day);
+        Some(Stamp(days * 86_400 + hour * 3600 + minute * 60 + second))
+    }
+
+    /// A file's modification time, in UTC.
+    pub fn from_system_time(time: SystemTime) -> Stamp {
+        Stamp(match time.duration_since(UNIX_EPOCH) {
+            Ok(after) => after.as_secs() as i64,
+            Err(before) => -(before.duration().as_secs() as i64),
+        })
+    }
+}
+
+/// `YYYY-MM-DD hh:mm`.
+impl fmt::Display for Stamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (days, secs) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
+        let (year, month, day) = civil_from_days(days);
+        let (hour, minute) = (secs / 3600, secs % 3600 / 60);
+        write!(f, "{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}")
+    }
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The inverse of [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Whether a file name is a rollout's: `rollout-*.jsonl`.
+pub fn is_rollout_name(name: &[u8]) -> bool {
+    name.len() >= "rollout-.jsonl".len()
+        && name.starts_with(b"rollout-")
+        && name.ends_with(b".jsonl")
+}
+
+/// Adds to `found` every file under `root`, recursively, whose name `wanted` accepts, in no
+/// particular order. Symbolic links to files are followed; links to folders are not (no cycles).
+/// A folder that cannot be read is skipped with a line in `warnings`.
+pub fn walk(
+    root: &Path,
+    wanted: &dyn Fn(&[u8]) -> bool,
+    found: &mut Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) {
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = match fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: cannot read folder: {} (skipped)",
+                    folder.display(),
+                    crate::io_reason(&e)
+                ));
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            if !wanted(entry.file_name().as_encoded_bytes()) {
+                continue;
+            }
+            // A dangling link is kept, so that the scan reports it as unreadable.
+            if kind.is_file() || (kind.is_symlink() && !path.is_dir()) {
+                found.push(path);
+            }
+        }
+    }
+}
+
+/// The input to read: `input` itself, unless it names nothing that exists and reads as a thread
+/// id, which is then looked up under the Codex home (a path that exists always wins).
+pub fn resolve(input: &Input, home: Option<&CodexHome>) -> Result<Input, Failure> {
+    let Input::Path(path) = input else {
+        return Ok(input.clone());
+    };
+    if fs::symlink_metadata(path).is_ok() {
+        return Ok(input.clone());
+    }
+    let Some(id) = path.to_str().and_then(|s| Uuid::try_parse(s.trim()).ok()) else {
+        return Ok(input.clone());
+    };
+    let name = path.display().to_string();
+    let fail = |message: String| Failure {
+        status: Status::Unusable,
+        message: format!("{name}: {message}"),
+    };
+    let Some(home) = home else {
+        return Err(fail(
+            "no such file, and no Codex home to look the thread id up in (set CODEX_HOME or HOME)"
+                .into(),
+        ));
+    };
+    let suffix = format!("-{}.jsonl", id.hyphenated());
+    let matches = |file: &[u8]| {
+        file.len() >= suffix.len()
+            && file[file.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    let (sessions, archived) = (home.sessions(), home.archived());
+    let mut found = Vec::new();
+    for root in [&sessions, &archived] {
+        if root.is_dir() {
+            walk(root, &matches, &mut found, &mut Vec::new());
+        }
+    }
+    found.sort();
+    let searched = format!(
+        "*{suffix} under {} and {} ({})",
+        sessions.display(),
+        archived.display(),
+        home.origin()
+    );
+    match found.len() {
+        1 => Ok(Input::Path(found.remove(0))),
+        0 => Err(fail(format!(
+            "no such file, and no rollout of this thread: looked for {searched}"
+        ))),
+        n => {
+            let list: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
+            Err(fail(format!(
+                "{n} rollouts of this thread ({}): name one by its path",
+                list.join(", ")
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_time_in_codex_file_names() {
+        let stamp = |name: &str| Stamp::from_name(name).map(|s| s.to_string());
+        assert_eq!(
+            stamp("rollout-2026-02-11T09-14-02-019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10.jsonl"),
+            Some("2026-02-11 09:14".into())
+        );
+        assert_eq!(
+            stamp("rollout-2024-02-29T23-59-59.jsonl"),
+            Some("2024-02-29 23:59".into())
+        );
+        assert_eq!(
+            stamp("rollout-1969-12-31T23-00-00-x.jsonl"),
+            Some("1969-12-31 23:00".into())
+        );
+        for bad in [
+            "rollout-2026-02-11T09-14-0-x.jsonl",
+            "rollout-2026-02-11 09-14-02-x.jsonl",
+            "rollout-2026-02-11T09:14:02-x.jsonl",
+            "rollout-2026-13-11T09-14-02-x.jsonl",
+            "rollout-2025-02-29T09-14-02-x.jsonl",
+            "rollout-2026-02-11T24-00-00-x.jsonl",
+            "rollout-2026-02-11T23-59-60-x.jsonl",
+            "rollout-2026-02-11T09-14-02x.jsonl",
+            "rollout-+026-02-11T09-14-02-x.jsonl",
+            "rollout-2026-02-11T09-14-02",
+            "session-2026-02-11T09-14-02-x.jsonl",
+            "rollout-ab.jsonl",
+            "rollout-2026-02-11T09-14-ü-x.jsonl",
+        ] {
+            assert_eq!(stamp(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn stamps_order_by_time_and_round_trip_through_days() {
+        let at = |name: &str| Stamp::from_name(name);
+        assert!(
+            at("rollout-2026-01-01T00-00-00-a.jsonl") > at("rollout-2025-12-31T23-59-59-b.jsonl")
+        );
+        assert_eq!(
+            at("rollout-1970-01-01T00-00-01-a.jsonl"),
+            Some(Stamp::from_system_time(
+                UNIX_EPOCH + std::time::Duration::from_secs(1)
+            ))
+        );
+        for days in -800_000..800_000 {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+        assert_eq!(
+            Stamp::from_system_time(UNIX_EPOCH - std::time::Duration::from_secs(60)).to_string(),
+            "1969-12-31 23:59"
+        );
+    }
+
+    #[test]
+    fn rollout_names() {
+        assert!(is_rollout_name(b"rollout-2026-02-11T09-14-02-abc.jsonl"));
+        assert!(is_rollout_name(b"rollout-x.jsonl"));
+        assert!(is_rollout_name(b"rollout-.jsonl"));
+        assert!(!is_rollout_name(b"rollout-jsonl"));
+        assert!(!is_rollout_name(b"rollout-x.jsonl.zst"));
+        assert!(!is_rollout_name(b"rollout-x.json"));
+        assert!(!is_rollout_name(b"history.jsonl"));
+    }
+}

@@ -1,0 +1,235 @@
+//! The scan's rows: an aligned table with a summary line for people, or one JSON object per
+//! rollout (JSONL) for jq and DuckDB. Text from logs and paths is shown terminal-safe.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
+
+use super::Paint;
+use super::report::TerminalSafe;
+use crate::escape::escape;
+use crate::scan::{Health, Row};
+
+/// One line of `scan --json`; its fields are the schema in the README.
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    path: String,
+    archived: bool,
+    size: u64,
+    thread_id: Option<&'a str>,
+    cwd: Option<&'a str>,
+    started: Option<&'a str>,
+    status: &'static str,
+    error: Option<&'a str>,
+    parse_errors: u64,
+    incomplete: bool,
+    incomplete_turn_id: Option<&'a str>,
+    missing_outputs: usize,
+    orphan_outputs: usize,
+}
+
+pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> io::Result<()> {
+    for row in rows {
+        let found = row.outcome.as_ref().ok();
+        let json = JsonRow {
+            path: row.found.path.display().to_string(),
+            archived: row.found.archived,
+            size: row.found.size,
+            thread_id: found.map(|f| &*f.thread_id),
+            cwd: found.and_then(|f| f.cwd.as_deref()),
+            started: found.and_then(|f| f.started.as_deref()),
+            status: row.health().name(),
+            error: row.outcome.as_ref().err().map(String::as_str),
+            parse_errors: found.map_or(0, |f| f.parse_errors),
+            incomplete: found.is_some_and(|f| f.incomplete),
+            incomplete_turn_id: found.and_then(|f| f.incomplete_turn_id.as_deref()),
+            missing_outputs: found.map_or(0, |f| f.missing_outputs),
+            orphan_outputs: found.map_or(0, |f| f.orphan_outputs),
+        };
+        json.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut *out,
+            TerminalSafe,
+        ))?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+const COLUMNS: usize = 9;
+const HEADER: [&str; COLUMNS] = [
+    "DATE",
+    "THREAD",
+    "WORKING DIR",
+    "SIZE",
+    "PARSE ERRORS",
+    "INCOMPLETE",
+    "MISSING",
+    "ORPHANS",
+    "STATUS",
+];
+/// Numbers are right-aligned.
+const RIGHT: [bool; COLUMNS] = [false, false, false, true, true, false, true, true, false];
+
+/// The table of `shown` rows, the reasons of unusable ones, then a summary of `all`.
+pub fn table<'a>(
+    shown: impl Iterator<Item = &'a Row>,
+    all: &[Row],
+    paint: Paint,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let shown: Vec<&Row> = shown.collect();
+    let cells: Vec<[String; COLUMNS]> = shown.iter().map(|row| cells(row)).collect();
+    if !cells.is_empty() {
+        let mut widths = HEADER.map(UnicodeWidthStr::width);
+        for line in &cells {
+            for (width, cell) in widths.iter_mut().zip(line) {
+                *width = (*width).max(cell.width());
+            }
+        }
+        write_line(out, &HEADER.map(String::from), &widths, |_, text| {
+            paint.bold(text)
+        })?;
+        for (row, line) in shown.iter().zip(&cells) {
+            write_line(out, line, &widths, |column, text| {
+                if column + 1 < COLUMNS {
+                    return text.to_string();
+                }
+                match row.health() {
+                    Health::Ok => paint.green(text),
+                    Health::Repairs | Health::Incomplete => paint.yellow(text),
+                    Health::Damaged | Health::Unusable => paint.red(text),
+                }
+            })?;
+        }
+    }
+    for row in &shown {
+        if let Err(reason) = &row.outcome {
+            writeln!(
+                out,
+                "unusable: {}: {}",
+                escape(&row.found.path.display().to_string()),
+                escape(reason)
+            )?;
+        }
+    }
+
+    let archived = all.iter().filter(|row| row.found.archived).count();
+    let counts: Vec<String> = Health::ALL
+        .iter()
+        .map(|&health| {
+            let n = all.iter().filter(|row| row.health() == health).count();
+            format!("{n} {}", health.name())
+        })
+        .collect();
+    writeln!(
+        out,
+        "{} {} ({archived} archived): {}",
+        all.len(),
+        if all.len() == 1 {
+            "rollout"
+        } else {
+            "rollouts"
+        },
+        counts.join(", ")
+    )
+}
+
+fn cells(row: &Row) -> [String; COLUMNS] {
+    let found = &row.found;
+    let date = found.stamp.map_or_else(|| "-".into(), |s| s.to_string());
+    let size = human_size(found.size);
+    let status = row.health().name().to_string();
+    match &row.outcome {
+        Ok(f) => [
+            date,
+            escape(&f.thread_id).into_owned(),
+            f.cwd
+                .as_deref()
+                .map_or_else(|| "-".into(), |cwd| escape(cwd).into_owned()),
+            size,
+            f.parse_errors.to_string(),
+            (if f.incomplete { "yes" } else { "no" }).into(),
+            f.missing_outputs.to_string(),
+            f.orphan_outputs.to_string(),
+            status,
+        ],
+        Err(_) => {
+            let none = || "-".to_string();
+            [
+                date,
+                none(),
+                none(),
+                size,
+                none(),
+                none(),
+                none(),
+                none(),
+                status,
+            ]
+        }
+    }
+}
+
+/// Writes cells padded to `widths`, two spaces apart, without trailing spaces; `paint` colours
+/// a cell's text (the padding is measured on the plain text).
+fn write_line(
+    out: &mut impl Write,
+    cells: &[String; COLUMNS],
+    widths: &[usize; COLUMNS],
+    paint: impl Fn(usize, &str) -> String,
+) -> io::Result<()> {
+    let mut line = String::new();
+    for (column, cell) in cells.iter().enumerate() {
+        if column > 0 {
+            line.push_str("  ");
+        }
+        let pad = " ".repeat(widths[column].saturating_sub(cell.width()));
+        let text = paint(column, cell);
+        if RIGHT[column] {
+            line.push_str(&pad);
+            line.push_str(&text);
+        } else {
+            line.push_str(&text);
+            if column + 1 < COLUMNS {
+                line.push_str(&pad);
+            }
+        }
+    }
+    writeln!(out, "{line}")
+}
+
+/// `812 B`, `3.1 KiB`, `12.0 MiB`.
+fn human_size(bytes: u64) -> String {
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    for unit in ["KiB", "MiB", "GiB"] {
+        // Below 1023.95 so that one decimal never shows `1024.0`.
+        if value < 1023.95 {
+            return format!("{value:.1} {unit}");
+        }
+        value /= 1024.0;
+    }
+    format!("{value:.1} TiB")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_for_people() {
+        let sizes: Vec<String> = [0, 812, 1024, 3174, 1_048_575, 12 << 20, 5 << 40]
+            .into_iter()
+            .map(human_size)
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                "0 B", "812 B", "1.0 KiB", "3.1 KiB", "1.0 MiB", "12.0 MiB", "5.0 TiB"
+            ]
+        );
+    }
+}
