@@ -39,7 +39,19 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
         Task::Rollout { input, job, strict } => {
             let input = find::resolve(input, config.codex_home.as_ref())?;
             let name = input.name();
-            let state = load(&input, job.needs_text())?;
+            let size = match &input {
+                Input::Path(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+                Input::Stdin => 0,
+            };
+            // Only a long read is worth a bar; a regular file says how long it will be.
+            let bar = progress_bar(
+                config.progress && size >= 64 << 20,
+                size,
+                "{binary_bytes}/{binary_total_bytes} {wide_bar} {eta}",
+            );
+            let state = load_reporting(&input, job.needs_text(), &mut |n| bar.inc(n));
+            bar.finish_and_clear();
+            let state = state?;
             if !to_stdout(|out| render::render(*job, paint, &name, &state, out))? {
                 return Ok(Status::Success);
             }
@@ -105,17 +117,11 @@ fn with_progress<T>(
     total: u64,
     work: impl FnOnce(&(dyn Fn(u64) + Sync), &(dyn Fn() + Sync)) -> T,
 ) -> T {
-    let target = if show {
-        indicatif::ProgressDrawTarget::stderr()
-    } else {
-        indicatif::ProgressDrawTarget::hidden()
-    };
-    let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
-    let style = indicatif::ProgressStyle::with_template(
+    let bar = progress_bar(
+        show,
+        total,
         "scanning {wide_bar} {binary_bytes}/{binary_total_bytes}, {msg} rollouts",
-    )
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    bar.set_style(style);
+    );
     bar.set_message(format!("0/{files}"));
     let finished = AtomicUsize::new(0);
     let result = work(&|bytes| bar.inc(bytes), &|| {
@@ -124,6 +130,20 @@ fn with_progress<T>(
     });
     bar.finish_and_clear();
     result
+}
+
+/// A progress bar on stderr of `total` bytes, drawn only when `show` (stderr is a terminal).
+fn progress_bar(show: bool, total: u64, template: &str) -> indicatif::ProgressBar {
+    let target = if show {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
+    let style = indicatif::ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
 }
 
 /// Opens and replays the input. Never writes to it: files are opened read-only.
