@@ -85,13 +85,52 @@ pub struct Item {
     pub user_turn: bool,
     /// The non-empty string `id` of a call (synthetic output ids derive from it).
     pub id: Option<Box<str>>,
-    /// The string `call_id` of a call or output; other spellings (null, numbers) pair with nothing.
-    pub call_id: Option<Box<str>>,
+    /// The `call_id` of a call or output.
+    pub call_id: CallId,
     /// A `tool_search_output` with `execution` `"server"`: never an orphan.
     pub server_execution: bool,
     pub media: Media,
     /// The exact source text, when the command prints items.
     pub text: Option<Box<str>>,
+}
+
+/// A call's or output's `call_id`. Only strings pair: a call with any other `call_id` gets no
+/// output, and an output with one is an orphan (SPEC §6 keeps only missing or null ones).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CallId {
+    /// Missing or `null`.
+    #[default]
+    None,
+    Str(Box<str>),
+    /// Any other JSON value, as its raw text.
+    Other(Box<str>),
+}
+
+impl CallId {
+    fn read(raw: Option<&str>) -> CallId {
+        match raw {
+            None | Some("null") => CallId::None,
+            Some(raw) => match json::decode_str(raw) {
+                Some(id) => CallId::Str(id.into()),
+                None => CallId::Other(raw.into()),
+            },
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            CallId::Str(id) => Some(id),
+            CallId::None | CallId::Other(_) => None,
+        }
+    }
+
+    /// How reports show it: a string as it is, anything else as its JSON text.
+    pub fn display(&self) -> &str {
+        match self {
+            CallId::None => "null",
+            CallId::Str(id) | CallId::Other(id) => id,
+        }
+    }
 }
 
 /// What a candidate item turned out to be.
@@ -111,7 +150,7 @@ impl Item {
             kind: ItemKind::Other,
             user_turn: false,
             id: None,
-            call_id: None,
+            call_id: CallId::None,
             server_execution: false,
             media: Media::default(),
             text: keep_text.then(|| raw.into()),
@@ -276,7 +315,7 @@ pub fn from_fields(raw: &str, f: &Fields<'_>, keep_text: bool) -> Parsed {
         ..Item::untyped(raw, keep_text)
     };
     if kind.pairs() {
-        item.call_id = string(f.call_id).map(Into::into);
+        item.call_id = CallId::read(f.call_id);
         item.id = string(f.id).filter(|id| !id.is_empty()).map(Into::into);
     }
     let media = |parts: &Parts| Media {
@@ -355,7 +394,7 @@ mod tests {
                 kind: ItemKind::FunctionCall,
                 user_turn: false,
                 id: Some("fc_1".into()),
-                call_id: Some("c1".into()),
+                call_id: CallId::Str("c1".into()),
                 server_execution: false,
                 media: Media::default(),
                 text: Some(
@@ -364,9 +403,9 @@ mod tests {
             }
         );
         let empty_id = item(r#"{"type":"custom_tool_call","id":"","call_id":null}"#);
-        assert_eq!((empty_id.id, empty_id.call_id), (None, None));
+        assert_eq!((empty_id.id, empty_id.call_id), (None, CallId::None));
         let numeric = item(r#"{"type":"function_call_output","call_id":7,"output":"x"}"#);
-        assert_eq!(numeric.call_id, None);
+        assert_eq!(numeric.call_id, CallId::Other("7".into()));
     }
 
     #[test]

@@ -352,11 +352,22 @@ pub fn validate(text: &str) -> Result<()> {
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
 /// A lone surrogate escape, which JSON allows but UTF-8 cannot hold, becomes U+FFFD.
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
+    decode(raw).map(|(text, _)| text)
+}
+
+/// Whether the raw JSON string holds a lone surrogate escape, which decoding cannot keep.
+pub fn has_lone_surrogate(raw: &str) -> bool {
+    decode(raw).is_some_and(|(_, lone)| lone)
+}
+
+/// The decoded string, and whether a lone surrogate was replaced.
+fn decode(raw: &str) -> Option<(Cow<'_, str>, bool)> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
-        return Some(Cow::Borrowed(inner));
+        return Some((Cow::Borrowed(inner), false));
     }
     let mut out = String::with_capacity(inner.len());
+    let mut lone = false;
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         if c != '\\' {
@@ -383,16 +394,20 @@ pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
                             continue;
                         }
                     }
-                    out.push('\u{FFFD}');
-                } else {
-                    out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                }
+                match char::from_u32(unit) {
+                    Some(c) => out.push(c),
+                    None => {
+                        lone = true;
+                        out.push('\u{FFFD}');
+                    }
                 }
             }
             Some(other) => out.push(other),
             None => break,
         }
     }
-    Some(Cow::Owned(out))
+    Some((Cow::Owned(out), lone))
 }
 
 fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
@@ -576,5 +591,8 @@ mod tests {
         assert_eq!(decode_str(r#""\ud800x""#).as_deref(), Some("\u{FFFD}x"));
         assert_eq!(decode_str(r#""\udc00""#).as_deref(), Some("\u{FFFD}"));
         assert_eq!(decode_str("12"), None);
+        assert!(has_lone_surrogate(r#""a\ud800""#));
+        assert!(has_lone_surrogate(r#""\udc00\ud800""#));
+        assert!(!has_lone_surrogate(r#""\ud83d\ude00 \u00e9""#));
     }
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use std::ops::Range;
 
-use crate::item::{self, Fields, Item, ItemKind, MediaPart, Parts};
+use crate::item::{self, CallId, Fields, Item, ItemKind, MediaPart, Parts};
 use crate::json::{self, Parser};
 
 /// Input kinds the target model takes besides text.
@@ -109,7 +109,7 @@ pub fn normalize(history: &[Item], modalities: Modalities) -> PromptView<'_> {
     let mut calls: [HashSet<&str>; 3] = Default::default();
     let mut outputs: [HashSet<&str>; 3] = Default::default();
     for item in history {
-        let Some(call_id) = item.call_id.as_deref() else {
+        let Some(call_id) = item.call_id.as_str() else {
             continue;
         };
         match role(item.kind) {
@@ -128,14 +128,18 @@ pub fn normalize(history: &[Item], modalities: Modalities) -> PromptView<'_> {
         audio_replaced: 0,
     };
     for (i, item) in history.iter().enumerate() {
-        let call_id = item.call_id.as_deref();
+        let call_id = item.call_id.as_str();
         let server_search = item.kind == ItemKind::ToolSearchOutput && item.server_execution;
-        if let (Role::Output(family), Some(id)) = (role(item.kind), call_id)
-            && !calls[family as usize].contains(id)
-            && !server_search
-        {
-            view.removed.push(i);
-            continue;
+        if let Role::Output(family) = role(item.kind) {
+            let orphan = match &item.call_id {
+                CallId::Str(id) => !calls[family as usize].contains(&**id),
+                CallId::Other(_) => true,
+                CallId::None => false,
+            };
+            if orphan && !server_search {
+                view.removed.push(i);
+                continue;
+            }
         }
         let images = if modalities.image {
             0
@@ -175,17 +179,15 @@ impl<'h> PromptView<'h> {
     /// Call ids of the calls given synthetic outputs, in history order.
     pub fn missing_outputs(&self) -> impl Iterator<Item = &'h str> + '_ {
         self.steps.iter().filter_map(|step| match step {
-            Step::Insert(call, _) => self.history[*call].call_id.as_deref(),
+            Step::Insert(call, _) => self.history[*call].call_id.as_str(),
             Step::Keep(_) | Step::Rewrite(_) => None,
         })
     }
 
     /// Call ids of the orphan outputs removed, in history order.
-    pub fn orphan_outputs(&self) -> impl Iterator<Item = &'h str> + '_ {
+    pub fn orphan_outputs(&self) -> impl Iterator<Item = &'h CallId> + '_ {
         let history = self.history;
-        self.removed
-            .iter()
-            .filter_map(move |&i| history[i].call_id.as_deref())
+        self.removed.iter().map(move |&i| &history[i].call_id)
     }
 
     /// Whether the view differs from the history at all.
@@ -236,7 +238,7 @@ pub fn synthetic_output(call: &Item, family: Family) -> String {
     // The call id as the call spelled it, so that it pairs byte for byte.
     let call_id = match fields_of(text_of(call)).call_id {
         Some(raw) if raw.starts_with('"') => raw.to_string(),
-        _ => serde_json::to_string(call.call_id.as_deref().unwrap_or_default()).unwrap_or_default(),
+        _ => serde_json::to_string(call.call_id.as_str().unwrap_or_default()).unwrap_or_default(),
     };
     let id = match call.id.as_deref() {
         Some(id) => format!(r#""id":"{}","#, synthetic_id(family, id)),
@@ -345,6 +347,8 @@ mod tests {
                 r#"{"type":"tool_search_output","call_id":"t8","execution":"client"}"#,
                 r#"{"type":"custom_tool_call_output","call_id":null,"output":"kept"}"#,
                 r#"{"type":"function_call","call_id":null}"#,
+                r#"{"type":"function_call","call_id":5}"#,
+                r#"{"type":"function_call_output","call_id":5,"output":"a number pairs with nothing"}"#,
             ],
             Modalities::default(),
         );
@@ -362,8 +366,22 @@ mod tests {
                 r#"{"type":"tool_search_output","call_id":"t9","execution":"server"}"#,
                 r#"{"type":"custom_tool_call_output","call_id":null,"output":"kept"}"#,
                 r#"{"type":"function_call","call_id":null}"#,
+                r#"{"type":"function_call","call_id":5}"#,
             ]
         );
+    }
+
+    #[test]
+    fn outputs_with_non_string_call_ids_are_orphans() {
+        let items = history(&[
+            r#"{"type":"function_call_output","call_id":true,"output":"x"}"#,
+            r#"{"type":"custom_tool_call_output","call_id":{"a":1},"output":"x"}"#,
+            r#"{"type":"tool_search_output","call_id":2,"execution":"server"}"#,
+        ]);
+        let view = normalize(&items, Modalities::default());
+        let orphans: Vec<_> = view.orphan_outputs().map(CallId::display).collect();
+        assert_eq!(orphans, vec!["true", r#"{"a":1}"#]);
+        assert_eq!(view.steps, vec![Step::Keep(2)]);
     }
 
     #[test]

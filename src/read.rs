@@ -46,9 +46,16 @@ impl Chunk {
 }
 
 /// Whether a line holds nothing but whitespace (such lines are skipped without a word).
+/// Whitespace is Unicode's (U+00A0 and U+3000 too), as `str::trim` sees it.
 pub fn is_blank(line: &[u8]) -> bool {
-    line.iter()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c'))
+    match line
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != b'\x0b')
+    {
+        None => true,
+        Some(at) if line[at] < 0x80 => false,
+        Some(_) => std::str::from_utf8(line).is_ok_and(|text| text.trim().is_empty()),
+    }
 }
 
 /// Splits a byte stream into [`Chunk`]s.
@@ -206,5 +213,8 @@ mod tests {
         assert!(is_blank(b""));
         assert!(is_blank(b" \t\r"));
         assert!(!is_blank(b" x "));
+        assert!(is_blank("\u{a0}\u{3000} \u{85}".as_bytes()));
+        assert!(!is_blank("\u{a0}x".as_bytes()));
+        assert!(!is_blank(b"\xa0"));
     }
 }

@@ -169,10 +169,10 @@ impl Line<'_> {
                 let payload = payload.object(kind)?;
                 let message = payload
                     .message
-                    .and_then(json::decode_str)
+                    .filter(|m| m.starts_with('"'))
                     .ok_or(r#"compacted: payload has no string "message""#)?;
                 let record = match payload.replacement_history {
-                    None | Some("null") => Record::LegacyCompaction(summary(&message, keep_text)),
+                    None | Some("null") => Record::LegacyCompaction(summary(message, keep_text)),
                     Some(history) => Record::Compacted(replacement(kind, history, keep_text)?),
                 };
                 (Some(Codex), record)
@@ -371,9 +371,16 @@ fn replacement(kind: &str, raw: &str, keep_text: bool) -> Result<Vec<Item>, Stri
 }
 
 /// The user message a legacy compaction leaves behind, holding the compaction's message.
+/// `message` is the raw JSON string: it is written as serde_json spells the text, unless it
+/// holds a lone surrogate, which only the original spelling can keep.
 fn summary(message: &str, keep_text: bool) -> Item {
+    let message = match json::decode_str(message) {
+        Some(text) if !json::has_lone_surrogate(message) => {
+            serde_json::to_string(&text).unwrap_or_else(|_| message.into())
+        }
+        _ => message.into(),
+    };
     // Written by hand, not with `json!`, whose map would sort the keys.
-    let message = serde_json::to_string(message).unwrap_or_else(|_| r#""""#.into());
     let text = format!(
         r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":{message}}}]}}"#
     );
@@ -500,6 +507,21 @@ mod tests {
             )
         );
         assert!(item.user_turn);
+    }
+
+    #[test]
+    fn legacy_summary_keeps_a_lone_surrogate() {
+        let (_, record) =
+            ok(r#"{"type":"compacted","payload":{"message":"sum\ud800mary \u00e9"}}"#);
+        let Record::LegacyCompaction(item) = record else {
+            panic!("{record:?}")
+        };
+        assert_eq!(
+            item.text.as_deref(),
+            Some(
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"sum\ud800mary \u00e9"}]}"#
+            )
+        );
     }
 
     #[test]

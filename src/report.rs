@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
+use crate::item::CallId;
 use crate::normalize::{self, Modalities};
 use crate::replay::{LineError, ResumeState, Turn};
 
@@ -59,10 +61,41 @@ impl<'a> From<&'a Turn> for TurnRef<'a> {
 pub struct Repairs<'a> {
     /// Call ids of calls given a synthetic `"aborted"` output, in history order.
     pub missing_outputs: Vec<&'a str>,
-    /// Call ids of orphan outputs removed, in history order.
-    pub orphan_outputs: Vec<&'a str>,
+    /// Call ids of orphan outputs removed, in history order (strings, or the JSON value of a
+    /// call id that is not one).
+    pub orphan_outputs: Vec<CallIdRef<'a>>,
     pub images_replaced: u64,
     pub audio_replaced: u64,
+}
+
+/// A call id as the JSON report writes it: a string, or the JSON value it was.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum CallIdRef<'a> {
+    Str(&'a str),
+    Raw(&'a RawValue),
+}
+
+impl<'a> From<&'a CallId> for CallIdRef<'a> {
+    fn from(id: &'a CallId) -> Self {
+        match id {
+            CallId::Str(id) => CallIdRef::Str(id),
+            // Validated JSON already, so this cannot fail; `null` stands in if it did.
+            other => {
+                serde_json::from_str(other.display()).map_or(CallIdRef::Str("null"), CallIdRef::Raw)
+            }
+        }
+    }
+}
+
+impl CallIdRef<'_> {
+    /// How the human report shows it.
+    pub fn text(&self) -> &str {
+        match self {
+            CallIdRef::Str(id) => id,
+            CallIdRef::Raw(raw) => raw.get(),
+        }
+    }
 }
 
 impl<'a> Report<'a> {
@@ -99,7 +132,7 @@ impl<'a> Report<'a> {
             rollbacks: state.rollbacks,
             repairs: Repairs {
                 missing_outputs: view.missing_outputs().collect(),
-                orphan_outputs: view.orphan_outputs().collect(),
+                orphan_outputs: view.orphan_outputs().map(CallIdRef::from).collect(),
                 images_replaced: view.images_replaced,
                 audio_replaced: view.audio_replaced,
             },

@@ -98,7 +98,7 @@ fn pairing(texts: &[String]) -> ([HashSet<String>; 3], [HashSet<String>; 3], usi
         let Parsed::Item(item) = item::parse(text, false) else {
             continue;
         };
-        let Some(id) = item.call_id.map(String::from) else {
+        let Some(id) = item.call_id.as_str().map(String::from) else {
             continue;
         };
         match item.kind {
@@ -136,7 +136,7 @@ proptest! {
         }
         for text in &texts {
             let Parsed::Item(item) = item::parse(text, false) else { continue };
-            let (Some(id), family) = (item.call_id.as_deref(), match item.kind {
+            let (Some(id), family) = (item.call_id.as_str(), match item.kind {
                 ItemKind::FunctionCallOutput => 0,
                 ItemKind::CustomToolCallOutput => 1,
                 ItemKind::ToolSearchOutput if !item.server_execution => 2,

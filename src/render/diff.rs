@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::Paint;
 use crate::escape::escape;
-use crate::item::{Item, ItemKind};
+use crate::item::{CallId, Item, ItemKind};
 use crate::normalize::{self, Family, PromptView, Step};
 
 pub fn write(
@@ -68,7 +68,7 @@ pub fn write(
                     "\n{} {position:<10} {}  call_id={}{id}  {}",
                     paint.green("+"),
                     family.output_type(),
-                    quoted(item.call_id.as_deref().unwrap_or_default()),
+                    call_id(item),
                     match family {
                         Family::Function | Family::Custom => r#"output="aborted""#,
                         Family::ToolSearch => "tools=[] (client)",
@@ -109,17 +109,23 @@ fn orphan(item: &Item, at: usize, paint: Paint, out: &mut impl Write) -> io::Res
         paint.red("-"),
         format!("history #{}", at + 1),
         kind_name(item),
-        quoted(item.call_id.as_deref().unwrap_or_default())
+        call_id(item)
     )?;
     let calls = match item.kind {
         ItemKind::CustomToolCallOutput => "custom_tool_call",
         ItemKind::ToolSearchOutput => "tool_search_call",
         _ => "function_call or local_shell_call",
     };
-    writeln!(
-        out,
-        "             orphan removed: no {calls} has this call_id"
-    )
+    match item.call_id {
+        CallId::Str(_) => writeln!(
+            out,
+            "             orphan removed: no {calls} has this call_id"
+        ),
+        _ => writeln!(
+            out,
+            "             orphan removed: its call_id is not a string, so no call can match it"
+        ),
+    }
 }
 
 fn media_change(item: &Item, modalities: normalize::Modalities) -> String {
@@ -160,8 +166,12 @@ fn kind_name(item: &Item) -> &'static str {
     }
 }
 
-fn quoted(text: &str) -> String {
-    format!("\"{}\"", escape(text))
+/// A call id as JSON spells it: a string quoted, anything else as it was.
+fn call_id(item: &Item) -> String {
+    match &item.call_id {
+        CallId::Str(id) => format!("\"{}\"", escape(id)),
+        other => escape(other.display()).into_owned(),
+    }
 }
 
 fn plural<N: PartialEq + From<u8>>(n: N, one: &'static str, many: &'static str) -> &'static str {
