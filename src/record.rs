@@ -12,7 +12,7 @@ pub enum Dialect {
     Mini,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionMeta {
     pub thread_id: Box<str>,
     pub cwd: Option<Box<str>>,

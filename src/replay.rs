@@ -66,7 +66,7 @@ impl Tally {
 }
 
 /// Everything replay learns from a rollout.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResumeState {
     pub session: SessionMeta,
     pub history: Vec<Item>,
@@ -175,51 +175,36 @@ pub fn replay(
     fold.finish().map_err(Error::Unusable)
 }
 
-/// The state of a replay in progress.
+/// The state of a replay in progress: the resume state as far as it has got.
 #[derive(Default)]
 struct Fold {
-    session: Option<SessionMeta>,
-    history: Vec<Item>,
+    /// `state.session` holds a real value once this is set.
+    has_session: bool,
+    state: ResumeState,
     /// Positions in `history` of user-turn messages, ascending: what rollbacks cut at.
     user_turns: Vec<usize>,
-    open_turn: Option<Turn>,
-    abandoned_turns: Vec<Turn>,
-    completed_turns: u64,
-    aborted_turns: u64,
-    dialects: Dialects,
-    lines: u64,
-    blank_lines: u64,
-    records: u64,
-    error_lines: Vec<u64>,
-    errors: Vec<LineError>,
-    torn_tail: bool,
-    unknown_records: Tally,
-    unknown_events: Tally,
-    session_metas: u64,
-    compactions: u64,
-    rollbacks: u64,
 }
 
 impl Fold {
     fn line(&mut self, number: u64, outcome: Option<Result<Classified, String>>, torn: bool) {
-        self.lines = number;
+        self.state.lines = number;
         match outcome {
-            None => self.blank_lines += 1,
+            None => self.state.blank_lines += 1,
             Some(Err(reason)) => {
-                self.error_lines.push(number);
-                if self.errors.len() < MAX_REASONS {
-                    self.errors.push(LineError {
+                self.state.error_lines.push(number);
+                if self.state.errors.len() < MAX_REASONS {
+                    self.state.errors.push(LineError {
                         line: number,
                         reason,
                     });
                 }
-                self.torn_tail = torn;
+                self.state.torn_tail = torn;
             }
             Some(Ok((dialect, record))) => {
-                self.records += 1;
+                self.state.records += 1;
                 match dialect {
-                    Some(Dialect::Codex) => self.dialects.codex = true,
-                    Some(Dialect::Mini) => self.dialects.mini = true,
+                    Some(Dialect::Codex) => self.state.dialects.codex = true,
+                    Some(Dialect::Mini) => self.state.dialects.mini = true,
                     None => {}
                 }
                 self.apply(number, record);
@@ -230,30 +215,33 @@ impl Fold {
     fn apply(&mut self, number: u64, record: Record) {
         match record {
             Record::SessionMeta(meta) => {
-                self.session_metas += 1;
-                self.session.get_or_insert(meta);
+                self.state.session_metas += 1;
+                if !self.has_session {
+                    self.has_session = true;
+                    self.state.session = meta;
+                }
             }
             Record::Item(Some(item)) => self.push(item),
             Record::Item(None) | Record::Context | Record::Event => {}
             Record::Compacted(items) => {
-                self.compactions += 1;
+                self.state.compactions += 1;
                 self.replace(items);
             }
             Record::LegacyCompaction(summary) => {
-                self.compactions += 1;
-                if self.user_turns.len() != self.history.len() {
-                    let history = std::mem::take(&mut self.history);
+                self.state.compactions += 1;
+                if self.user_turns.len() != self.state.history.len() {
+                    let history = std::mem::take(&mut self.state.history);
                     let kept = history.into_iter().filter(|item| item.user_turn).collect();
                     self.replace(kept);
                 }
                 self.push(summary);
             }
             Record::RolledBack(items) => {
-                self.rollbacks += 1;
+                self.state.rollbacks += 1;
                 self.replace(items);
             }
             Record::DropTurns(n) => {
-                self.rollbacks += 1;
+                self.state.rollbacks += 1;
                 self.drop_turns(n);
             }
             Record::TurnStarted(turn_id) => {
@@ -261,43 +249,40 @@ impl Fold {
                     turn_id,
                     line: number,
                 };
-                if let Some(open) = self.open_turn.replace(turn) {
-                    self.abandoned_turns.push(open);
+                if let Some(open) = self.state.incomplete_turn.replace(turn) {
+                    self.state.abandoned_turns.push(open);
                 }
             }
             Record::TurnEnded { turn_id, aborted } => {
-                let closes = self.open_turn.as_ref().is_some_and(|open| {
+                let closes = self.state.incomplete_turn.as_ref().is_some_and(|open| {
                     turn_id.is_none() || open.turn_id.is_none() || turn_id == open.turn_id
                 });
                 if closes {
-                    self.open_turn = None;
+                    self.state.incomplete_turn = None;
                     if aborted {
-                        self.aborted_turns += 1;
+                        self.state.aborted_turns += 1;
                     } else {
-                        self.completed_turns += 1;
+                        self.state.completed_turns += 1;
                     }
                 }
             }
-            Record::UnknownEvent(name) => self.unknown_events.add(name),
-            Record::Unknown(name) => self.unknown_records.add(name),
+            Record::UnknownEvent(name) => self.state.unknown_events.add(name),
+            Record::Unknown(name) => self.state.unknown_records.add(name),
         }
     }
 
     fn push(&mut self, item: Item) {
         if item.user_turn {
-            self.user_turns.push(self.history.len());
+            self.user_turns.push(self.state.history.len());
         }
-        self.history.push(item);
+        self.state.history.push(item);
     }
 
     fn replace(&mut self, items: Vec<Item>) {
-        self.history = items;
+        self.state.history = items;
         self.user_turns.clear();
-        let turns = self
-            .history
-            .iter()
-            .enumerate()
-            .filter(|(_, item)| item.user_turn);
+        let turns = self.state.history.iter().enumerate();
+        let turns = turns.filter(|(_, item)| item.user_turn);
         self.user_turns.extend(turns.map(|(i, _)| i));
     }
 
@@ -309,34 +294,17 @@ impl Fold {
         }
         let keep_turns = count.saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
         let cut = self.user_turns[keep_turns];
-        self.history.truncate(cut);
+        self.state.history.truncate(cut);
         self.user_turns.truncate(keep_turns);
     }
 
     fn finish(self) -> Result<ResumeState, Unusable> {
-        if self.records == 0 && self.error_lines.is_empty() {
+        if self.state.records == 0 && self.state.error_lines.is_empty() {
             return Err(Unusable::Empty);
         }
-        let session = self.session.ok_or(Unusable::NoSessionMeta)?;
-        Ok(ResumeState {
-            session,
-            history: self.history,
-            incomplete_turn: self.open_turn,
-            abandoned_turns: self.abandoned_turns,
-            completed_turns: self.completed_turns,
-            aborted_turns: self.aborted_turns,
-            dialects: self.dialects,
-            lines: self.lines,
-            blank_lines: self.blank_lines,
-            records: self.records,
-            error_lines: self.error_lines,
-            errors: self.errors,
-            torn_tail: self.torn_tail,
-            unknown_records: self.unknown_records,
-            unknown_events: self.unknown_events,
-            session_metas: self.session_metas,
-            compactions: self.compactions,
-            rollbacks: self.rollbacks,
-        })
+        if !self.has_session {
+            return Err(Unusable::NoSessionMeta);
+        }
+        Ok(self.state)
     }
 }
