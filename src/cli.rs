@@ -1,6 +1,7 @@
 //! The command line: clap types, parsed once, then resolved into a [`Config`] of decisions (input,
 //! output format, modalities, colour). Nothing below this module reads flags or the environment.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -64,7 +65,7 @@ Examples:
 pub struct InputArgs {
     /// The rollout to read: a path, or `-` for standard input.
     #[arg(value_name = "FILE")]
-    pub file: String,
+    pub file: OsString,
 
     /// Exit with status 3 when the rollout has parse errors or an incomplete turn.
     #[arg(long)]
@@ -248,6 +249,17 @@ mod tests {
         assert_eq!(parse_modalities("text,image,audio"), Ok(m(true, true)));
         assert!(parse_modalities("text,video").is_err());
         assert!(parse_modalities("").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn file_names_need_not_be_utf8() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let name = OsStr::from_bytes(b"rollout-\xff.jsonl");
+        let args = [OsStr::new("rollcall"), OsStr::new("replay"), name];
+        let config = Cli::try_parse_from(args).expect("parses").resolve();
+        assert_eq!(config.input, Input::Path(name.into()));
     }
 
     #[test]
