@@ -860,6 +860,54 @@ fn named_pipe() {
     assert_eq!(dir.names(), vec![OsString::from("session.fifo")]);
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn source_is_opened_read_only() {
+    // A FIFO holds rollcall mid-read for as long as the writer keeps it open, long enough to look
+    // at how it opened its input; a path of any kind goes through the same open.
+    let dir = Scratch::new("open-flags");
+    let fifo = dir.0.join("held.fifo");
+    mkfifo(&fifo);
+    let mut child = Process::new(binary())
+        .args(["replay", "--report"])
+        .arg(&fifo)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut writer = File::options().write(true).open(&fifo).expect("open fifo");
+    writer
+        .write_all(format!("{META}\n").as_bytes())
+        .expect("write");
+    let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let start = Instant::now();
+    let fd = loop {
+        let found = fs::read_dir(&fds).ok().and_then(|entries| {
+            entries
+                .flatten()
+                .find(|e| fs::read_link(e.path()).is_ok_and(|target| target == fifo))
+        });
+        if let Some(entry) = found {
+            break entry.file_name();
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "never opened");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let info = fs::read_to_string(format!("/proc/{}/fdinfo/{}", child.id(), fd.display()))
+        .expect("fdinfo");
+    let flags = info
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .map(|f| u32::from_str_radix(f.trim(), 8).expect("octal flags"))
+        .expect("flags line");
+    assert_eq!(flags & 0o3, 0, "O_ACCMODE is not O_RDONLY: {flags:o}");
+    drop(writer);
+    assert_eq!(
+        wait_for(&mut child, Duration::from_secs(30)).code(),
+        Some(0)
+    );
+}
+
 #[test]
 fn symlinks() {
     use std::os::unix::fs::symlink;
