@@ -393,6 +393,20 @@ mod tests {
         assert!(parse_modalities("").is_err());
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn file_names_need_not_be_utf8() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let name = OsStr::from_bytes(b"rollout-\xff.jsonl");
+        let args = [OsStr::new("rollcall"), OsStr::new("replay"), name];
+        let config = Cli::try_parse_from(args).expect("parses").resolve();
+        let Task::Rollout { input, .. } = config.task else {
+            panic!("{:?}", config.task)
+        };
+        assert_eq!(input, Input::Path(name.into()));
+    }
+
     #[test]
     fn codex_home_comes_from_codex_home_then_home() {
         let os = |s: &str| Some(OsString::from(s));

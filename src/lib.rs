@@ -24,6 +24,7 @@ pub mod scan;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, StdoutLock, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::CommandFactory;
@@ -160,12 +161,18 @@ pub fn load_reporting(
     let name = input.name();
     let result = match input {
         Input::Stdin => replay::replay(io::stdin(), keep_text, progress),
+        Input::Path(path) if path.as_os_str().is_empty() => {
+            return Err(Failure::unusable(
+                "\"\"",
+                "empty file name: give the path of a rollout, or - for standard input",
+            ));
+        }
         Input::Path(path) => {
-            let fail = |what: &str, e: &io::Error| {
-                Failure::unusable(&name, format!("{what}: {}", io_reason(e)))
-            };
-            let file = File::open(path).map_err(|e| fail("cannot open", &e))?;
-            let meta = file.metadata().map_err(|e| fail("cannot read", &e))?;
+            let file =
+                File::open(path).map_err(|e| Failure::unusable(&name, open_problem(path, &e)))?;
+            let meta = file
+                .metadata()
+                .map_err(|e| Failure::unusable(&name, format!("cannot read: {}", io_reason(&e))))?;
             if meta.is_dir() {
                 return Err(Failure::unusable(
                     &name,
@@ -186,6 +193,19 @@ pub fn load_reporting(
         replay::Error::Io(e) => Failure::unusable(&name, format!("cannot read: {}", io_reason(&e))),
         replay::Error::Unusable(why) => Failure::unusable(&name, why),
     })
+}
+
+/// Why `path` could not be opened, in words that say what is wrong where the OS's do not.
+fn open_problem(path: &Path, e: &io::Error) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        // Opening a socket fails with "No such device or address".
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
+            return "is a socket, not a rollout file".into();
+        }
+    }
+    format!("cannot open: {}", io_reason(e))
 }
 
 /// An I/O error's message without the `(os error N)` suffix.

@@ -1,5 +1,6 @@
 //! The `rollcall` binary: parse the arguments, run the library, map the outcome to an exit status.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -9,7 +10,10 @@ fn main() -> ExitCode {
     match rollcall::run(&config) {
         Ok(status) => status.into(),
         Err(failure) => {
-            eprintln!("rollcall: {}", rollcall::escape::escape(&failure.message));
+            let message = rollcall::escape::escape(&failure.message);
+            // When stderr cannot be written (`2>/dev/full`) there is nowhere to say it, but the
+            // status still tells; `eprintln!` would panic instead.
+            let _ = writeln!(std::io::stderr(), "rollcall: {message}");
             failure.status.into()
         }
     }

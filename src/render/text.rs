@@ -1,9 +1,12 @@
 //! The prompt view as a transcript for people: who said what, which tools were called with what,
 //! what came back; synthetic items and replaced media marked, log text shown terminal-safe.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::Paint;
 use crate::escape::{escape, escape_multiline};
@@ -14,7 +17,7 @@ const BLOB_BYTES: usize = 512;
 
 pub fn transcript(view: &PromptView<'_>, paint: Paint, out: &mut impl Write) -> io::Result<()> {
     for (n, (_, origin, text)) in view.entries().enumerate() {
-        let item: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let item = decode(&text);
         let field = |name: &str| item.get(name).and_then(Value::as_str).unwrap_or_default();
         let kind = field("type");
         let call_id = item.get("call_id").and_then(Value::as_str).map(escape);
@@ -47,6 +50,62 @@ pub fn transcript(view: &PromptView<'_>, paint: Paint, out: &mut impl Write) -> 
         }
     }
     Ok(())
+}
+
+/// Shown for a member nested deeper than serde_json decodes (its limit is 128 levels).
+const TOO_DEEP: &str = "[nested too deep to show]";
+
+/// The item as a `Value` to show. Valid JSON that serde_json will not decode in full still shows
+/// its type and ids: lone surrogates read as U+FFFD (as README says), and a member nested too deep
+/// is shown as [`TOO_DEEP`].
+fn decode(text: &str) -> Value {
+    let text = lone_surrogates_replaced(text);
+    if let Ok(item) = serde_json::from_str(&text) {
+        return item;
+    }
+    // Raw members are skipped over without recursion, so only the deep ones are lost.
+    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(&text) else {
+        return Value::Null;
+    };
+    let members = members.into_iter().map(|(key, raw)| {
+        let value = serde_json::from_str(raw.get()).unwrap_or_else(|_| TOO_DEEP.into());
+        (key, value)
+    });
+    Value::Object(members.collect())
+}
+
+/// `text` with each lone surrogate escape (`"\ud800"`: valid JSON, but no character) spelled as
+/// `\ufffd`, which serde_json decodes instead of failing on the whole item.
+fn lone_surrogates_replaced(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        if b.get(at..at + 2)? != b"\\u" {
+            return None;
+        }
+        let hex = std::str::from_utf8(b.get(at + 2..at + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let mut out = String::new();
+    let (mut copied, mut at) = (0, 0);
+    while let Some(found) = b.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        at += found;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..at]);
+                out.push_str("\\ufffd");
+                at += 6;
+                copied = at;
+            }
+            Some(_) => at += 6,
+            None => at += 2, // any other escape, `\\` included
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
 }
 
 /// The readable lines of an item.
@@ -124,4 +183,34 @@ fn short(url: &str) -> String {
     }
     let head: String = url.chars().take(40).collect();
     format!("{head}… ({} bytes)", url.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_read_as_replacement_characters() {
+        let text = r#"{"t":"a\ud800 \ud83d\ude00 \udc00\\ud800 \ud800\u0041 \""}"#;
+        assert_eq!(
+            lone_surrogates_replaced(text),
+            r#"{"t":"a\ufffd \ud83d\ude00 \ufffd\\ud800 \ufffd\u0041 \""}"#
+        );
+        assert!(matches!(
+            lone_surrogates_replaced(r#"{"t":"\n\u00e9"}"#),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn items_serde_json_cannot_decode_still_show_their_type() {
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        let item = decode(&format!(
+            r#"{{"type":"function_call","call_id":"\udfff","x":{deep}}}"#
+        ));
+        assert_eq!(
+            item,
+            serde_json::json!({"type": "function_call", "call_id": "\u{fffd}", "x": TOO_DEEP})
+        );
+    }
 }
