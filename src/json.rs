@@ -24,9 +24,6 @@ pub struct Parser<'a> {
     pos: usize,
     /// Open containers of the value being skipped, reused between calls.
     stack: Vec<u8>,
-    /// The text holds a raw control character (tab, CR and LF are whitespace outside strings,
-    /// others are allowed nowhere); only then do strings need checking for them.
-    check_strings: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -35,7 +32,6 @@ impl<'a> Parser<'a> {
             text,
             pos: 0,
             stack: Vec::new(),
-            check_strings: has_control(text.as_bytes()),
         }
     }
 
@@ -216,32 +212,33 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut at = start + 1;
         loop {
-            let rest = &b[at..];
-            let Some(hit) = quote_or_backslash(rest) else {
+            let Some(hit) = special(&b[at..]) else {
                 self.pos = b.len();
                 return self.fail("EOF while parsing a string");
             };
-            if self.check_strings && has_control(&rest[..hit]) {
-                self.pos = at + rest.iter().position(|&c| c < 0x20).unwrap_or(0);
-                return self.fail("control character in a string");
-            }
             at += hit;
-            if b[at] == b'"' {
-                self.pos = at + 1;
-                return Ok(start..self.pos);
-            }
-            match b.get(at + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at += 2,
-                Some(b'u')
-                    if b.get(at + 2..at + 6)
-                        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
-                {
-                    at += 6;
+            match b[at] {
+                b'"' => {
+                    self.pos = at + 1;
+                    return Ok(start..self.pos);
                 }
+                b'\\' => {}
                 _ => {
                     self.pos = at;
-                    return self.fail("invalid escape in a string");
+                    return self.fail("control character in a string");
                 }
+            }
+            let escape = b.get(at + 1).copied().unwrap_or_default();
+            if SIMPLE_ESCAPE[usize::from(escape)] {
+                at += 2;
+            } else if escape == b'u'
+                && b.get(at + 2..at + 6)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            {
+                at += 6;
+            } else {
+                self.pos = at;
+                return self.fail("invalid escape in a string");
             }
         }
     }
@@ -308,14 +305,27 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The first `"` or `\\` in `bytes`. Runs between escapes are often short (text with `\\n`
+/// The bytes that may follow a backslash on their own (`\\u` takes four hex digits).
+const SIMPLE_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let simple = b"\"\\/bfnrt";
+    while i < simple.len() {
+        table[simple[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// The first byte in `bytes` that a string scan must stop at: `"`, `\\`, or a control character
+/// (which JSON strings may not hold raw). Runs between escapes are often short (text with `\\n`
 /// every line), so the first 64 bytes are searched eight at a time in a word; longer runs (base64
-/// data, long lines) go to memchr's vector search.
-fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+/// data, long lines) go to memchr's vector search, then a vectorised check for controls.
+fn special(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Marks the bytes of `word` equal to zero; the lowest mark is exact.
-    let zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    // Marks the bytes of `word` below `n` (n <= 0x80); the lowest mark is exact.
+    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
     let mut at = 0;
     while at < 64 {
         let Some(chunk) = bytes.get(at..at + 8) else {
@@ -324,13 +334,22 @@ fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
         let mut word = [0; 8];
         word.copy_from_slice(chunk);
         let word = u64::from_le_bytes(word);
-        let marks = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
+        let marks = below(word ^ (ONES * u64::from(b'"')), 1)
+            | below(word ^ (ONES * u64::from(b'\\')), 1)
+            | below(word, 0x20);
         if marks != 0 {
             return Some(at + (marks.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
-    memchr::memchr2(b'"', b'\\', &bytes[at..]).map(|hit| at + hit)
+    let rest = &bytes[at..];
+    let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+    let hit = if has_control(&rest[..end]) {
+        rest.iter().position(|&c| c < 0x20)
+    } else {
+        (end < rest.len()).then_some(end)
+    };
+    hit.map(|hit| at + hit)
 }
 
 /// Whether any byte is a control character, which JSON strings may not hold raw. Written without
