@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::sync::mpsc;
 
 use rayon::prelude::*;
@@ -126,10 +127,11 @@ pub fn replay(
     progress: &mut dyn FnMut(u64),
 ) -> Result<ResumeState, Error> {
     let mut fold = Fold::default();
+    // Three stages run at once: a thread reads chunk n+2 and finds its lines, the thread pool
+    // parses chunk n+1, and this thread folds chunk n. Parsed chunks' buffers go back to the
+    // reader, so steady state allocates nothing for input.
     std::thread::scope(|scope| {
-        // Reading overlaps parsing: one chunk is read while the previous one is parsed, and
-        // parsed chunks' buffers go back to the reader.
-        let (full_tx, full_rx) = mpsc::sync_channel(1);
+        let (chunk_tx, chunk_rx) = mpsc::sync_channel(1);
         let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
         scope.spawn(move || {
             let mut chunker = Chunker::new(input);
@@ -143,36 +145,67 @@ pub fn replay(
                     })
                 });
                 let stop = !matches!(next, Ok(Some(_)));
-                if full_tx.send(next).is_err() || stop {
+                if chunk_tx.send(next).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        let (parsed_tx, parsed_rx) = mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for next in chunk_rx {
+                let parsed = next.map(|chunk| {
+                    chunk.map(|(chunk, lines)| {
+                        let parsed = parse_chunk(&chunk, &lines, keep_text);
+                        let _ = empty_tx.send(chunk.into_buffer());
+                        parsed
+                    })
+                });
+                let stop = !matches!(parsed, Ok(Some(_)));
+                if parsed_tx.send(parsed).is_err() || stop {
                     return;
                 }
             }
         });
         let mut number = 0;
-        for next in full_rx {
-            let Some((chunk, lines)) = next.map_err(Error::Io)? else {
+        for next in parsed_rx {
+            let Some(chunk) = next.map_err(Error::Io)? else {
                 break;
             };
-            progress(chunk.bytes().len() as u64);
-            let bytes = chunk.bytes();
-            let parsed: Vec<Option<Result<Classified, String>>> = lines
-                .par_iter()
-                .with_min_len(64)
-                .map(|range| {
-                    let line = &bytes[range.clone()];
-                    (!read::is_blank(line)).then(|| record::parse(line, keep_text))
-                })
-                .collect();
-            let last = parsed.len();
-            for (i, outcome) in parsed.into_iter().enumerate() {
+            progress(chunk.bytes);
+            let last = chunk.lines.len();
+            for (i, outcome) in chunk.lines.into_iter().enumerate() {
                 number += 1;
                 fold.line(number, outcome, chunk.unterminated && i + 1 == last);
             }
-            let _ = empty_tx.send(chunk.into_buffer());
         }
         Ok(())
     })?;
     fold.finish().map_err(Error::Unusable)
+}
+
+/// A chunk's lines, classified: `None` for a blank line.
+struct ParsedChunk {
+    lines: Vec<Option<Result<Classified, String>>>,
+    bytes: u64,
+    unterminated: bool,
+}
+
+/// Classifies a chunk's lines on the thread pool, in order.
+fn parse_chunk(chunk: &read::Chunk, lines: &[Range<usize>], keep_text: bool) -> ParsedChunk {
+    let bytes = chunk.bytes();
+    let lines = lines
+        .par_iter()
+        .with_min_len(64)
+        .map(|range| {
+            let line = &bytes[range.clone()];
+            (!read::is_blank(line)).then(|| record::parse(line, keep_text))
+        })
+        .collect();
+    ParsedChunk {
+        lines,
+        bytes: bytes.len() as u64,
+        unterminated: chunk.unterminated,
+    }
 }
 
 /// The state of a replay in progress: the resume state as far as it has got.
