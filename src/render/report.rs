@@ -66,8 +66,11 @@ pub fn human(
         out,
         "lines",
         &format!(
-            "{} ({} records, {} blank)",
-            r.lines, r.records, r.blank_lines
+            "{} ({} {}, {} blank)",
+            r.lines,
+            r.records,
+            plural(r.records, "record", "records"),
+            r.blank_lines
         ),
     )?;
 
