@@ -3,45 +3,11 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
+mod common;
 
-const META: &str = r#"{"type":"session_meta","payload":{"id":"thread-1"}}"#;
-
-fn rollcall() -> Command {
-    let mut cmd = Command::cargo_bin("rollcall").expect("binary built");
-    cmd.args(["--color", "never"]);
-    cmd
-}
-
-/// A scratch directory for one test, removed when it ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("rollcall-cli-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-
-    fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(name);
-        fs::write(&path, bytes).expect("write fixture");
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{META, Scratch, rollcall, stderr_of};
 
 fn one_line_error(path: &Path, args: &[&str], status: i32) -> String {
     let out = rollcall().args(args).arg(path).output().expect("runs");

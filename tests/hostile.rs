@@ -18,10 +18,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const META: &str = r#"{"type":"session_meta","payload":{"id":"thread-1"}}"#;
+mod common;
+
+use common::{META, Scratch, backdate, binary, names_in, rollcall};
 
 /// Every command, so that each case goes through every path that reads the source.
 const COMMANDS: [&[&str]; 8] = [
@@ -40,65 +41,6 @@ const COMMANDS: [&[&str]; 8] = [
     ],
     &["repair-view", "--diff"],
 ];
-
-fn rollcall() -> Command {
-    let mut cmd = Command::cargo_bin("rollcall").expect("binary built");
-    cmd.args(["--color", "never"]);
-    cmd
-}
-
-fn binary() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("rollcall")
-}
-
-/// A scratch directory for one test, removed when it ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("rollcall-hostile-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-
-    /// Writes a source file, dated in the past so that any write by rollcall would show.
-    fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(name);
-        fs::write(&path, bytes).expect("write fixture");
-        backdate(&path);
-        path
-    }
-
-    fn names(&self) -> Vec<OsString> {
-        names_in(&self.0)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn backdate(path: &Path) {
-    let past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
-    File::options()
-        .write(true)
-        .open(path)
-        .and_then(|f| f.set_modified(past))
-        .expect("set mtime");
-}
-
-fn names_in(dir: &Path) -> Vec<OsString> {
-    let mut names: Vec<_> = fs::read_dir(dir)
-        .expect("list dir")
-        .map(|e| e.expect("dir entry").file_name())
-        .collect();
-    names.sort();
-    names
-}
 
 /// A source as it was before a command: a digest of its bytes, its length, modification time and
 /// permissions, and the names in its directory.
