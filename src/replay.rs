@@ -127,6 +127,20 @@ pub fn replay(
     progress: &mut dyn FnMut(u64),
 ) -> Result<ResumeState, Error> {
     let mut fold = Fold::default();
+    if rayon::current_thread_index().is_some() {
+        // Already on a pool thread (scan replays many files at once): the stages below would
+        // block this thread on a channel while their parse waits for a pool thread, and with
+        // every pool thread doing the same, nothing would run. Here the stages take turns.
+        let mut chunker = Chunker::new(input);
+        let mut buf = Vec::new();
+        let mut number = 0;
+        while let Some(chunk) = chunker.next_chunk(buf).map_err(Error::Io)? {
+            let parsed = parse_chunk(&chunk, &chunk.line_ranges(), keep_text);
+            number = fold.chunk(number, parsed, progress);
+            buf = chunk.into_buffer();
+        }
+        return fold.finish().map_err(Error::Unusable);
+    }
     // Three stages run at once: a thread reads chunk n+2 and finds its lines, the thread pool
     // parses chunk n+1, and this thread folds chunk n. Parsed chunks' buffers go back to the
     // reader, so steady state allocates nothing for input.
@@ -171,12 +185,7 @@ pub fn replay(
             let Some(chunk) = next.map_err(Error::Io)? else {
                 break;
             };
-            progress(chunk.bytes);
-            let last = chunk.lines.len();
-            for (i, outcome) in chunk.lines.into_iter().enumerate() {
-                number += 1;
-                fold.line(number, outcome, chunk.unterminated && i + 1 == last);
-            }
+            number = fold.chunk(number, chunk, progress);
         }
         Ok(())
     })?;
@@ -219,6 +228,17 @@ struct Fold {
 }
 
 impl Fold {
+    /// Folds a parsed chunk whose lines follow line `number`; returns the last line's number.
+    fn chunk(&mut self, mut number: u64, chunk: ParsedChunk, progress: &mut dyn FnMut(u64)) -> u64 {
+        progress(chunk.bytes);
+        let last = chunk.lines.len();
+        for (i, outcome) in chunk.lines.into_iter().enumerate() {
+            number += 1;
+            self.line(number, outcome, chunk.unterminated && i + 1 == last);
+        }
+        number
+    }
+
     fn line(&mut self, number: u64, outcome: Option<Result<Classified, String>>, torn: bool) {
         self.state.lines = number;
         match outcome {

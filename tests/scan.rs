@@ -1060,3 +1060,28 @@ fn completions_and_help_with_examples() {
         );
     }
 }
+
+/// Regression: scan replays files on the thread pool, and each replay once parsed its chunks on
+/// that same pool from a helper thread, so with every pool thread waiting for its helper and
+/// every helper waiting for the pool, scanning a few files of a few hundred lines hung.
+#[test]
+fn scan_of_many_long_files_does_not_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("{\"type\":\"session_meta\",\"thread_id\":\"t\"}\n");
+    for _ in 0..500 {
+        body.push_str("{\"type\":\"turn_started\"}\n");
+    }
+    for i in 0..8 {
+        fs::write(dir.path().join(format!("rollout-{i}.jsonl")), &body).unwrap();
+    }
+    let out = Command::cargo_bin("rollcall")
+        .unwrap()
+        .args(["scan", "--json"])
+        .arg(dir.path())
+        .env("RAYON_NUM_THREADS", "2")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "timed out or failed: {out:?}");
+    assert_eq!(json_lines(&out.stdout).len(), 8);
+}
