@@ -72,12 +72,6 @@ pub struct Media {
     pub image_result: bool,
 }
 
-impl Media {
-    pub fn is_empty(&self) -> bool {
-        *self == Media::default()
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     pub kind: ItemKind,
@@ -474,7 +468,7 @@ mod tests {
         let string_out = item(
             r#"{"type":"function_call_output","call_id":"c","output":"[{\"type\":\"input_image\"}]"}"#,
         );
-        assert!(string_out.media.is_empty());
+        assert_eq!(string_out.media, Media::default());
         assert!(
             item(r#"{"type":"image_generation_call","result":"aGk="}"#)
                 .media

@@ -72,7 +72,8 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
                 scan::replay(found, read, finished)
             });
             for warning in &warnings {
-                eprintln!("rollcall: {}", escape::escape(warning));
+                // Not eprintln!, which panics when stderr cannot be written.
+                let _ = writeln!(io::stderr(), "rollcall: {}", escape::escape(warning));
             }
             if !to_stdout(|out| render::scan(&rows, scan, paint, out))? {
                 return Ok(Status::Success);

@@ -81,6 +81,14 @@ fn role(kind: ItemKind) -> Role {
     }
 }
 
+/// The family whose calls an output of this kind answers; `None` when it is not an output.
+pub fn family_of_output(kind: ItemKind) -> Option<Family> {
+    match role(kind) {
+        Role::Output(family) => Some(family),
+        Role::Call(_) | Role::Neither => None,
+    }
+}
+
 /// One entry of the view, pointing into the history it was made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::Paint;
+use super::{Paint, plural};
 use crate::escape::escape;
 use crate::item::{CallId, Item, ItemKind};
 use crate::normalize::{self, Family, PromptView, Step};
@@ -34,7 +34,7 @@ pub fn write(
     )?;
 
     let mut removed = view.removed.iter().copied().peekable();
-    let (mut inserted, mut orphans, mut rewritten) = (0, 0, 0);
+    let (mut inserted, mut orphans, mut rewritten) = (0u64, 0u64, 0u64);
     for (at, step) in view.steps.iter().enumerate() {
         let position = format!("view #{}", at + 1);
         match *step {
@@ -111,10 +111,10 @@ fn orphan(item: &Item, at: usize, paint: Paint, out: &mut impl Write) -> io::Res
         kind_name(item),
         call_id(item)
     )?;
-    let calls = match item.kind {
-        ItemKind::CustomToolCallOutput => "custom_tool_call",
-        ItemKind::ToolSearchOutput => "tool_search_call",
-        _ => "function_call or local_shell_call",
+    let calls = match normalize::family_of_output(item.kind) {
+        Some(Family::Function) | None => "function_call or local_shell_call",
+        Some(Family::Custom) => "custom_tool_call",
+        Some(Family::ToolSearch) => "tool_search_call",
     };
     match item.call_id {
         CallId::Str(_) => writeln!(
@@ -172,8 +172,4 @@ fn call_id(item: &Item) -> String {
         CallId::Str(id) => format!("\"{}\"", escape(id)),
         other => escape(other.display()).into_owned(),
     }
-}
-
-fn plural<N: PartialEq + From<u8>>(n: N, one: &'static str, many: &'static str) -> &'static str {
-    if n == N::from(1) { one } else { many }
 }

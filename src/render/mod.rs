@@ -53,6 +53,11 @@ pub fn scan(rows: &[Row], scan: &cli::Scan, paint: Paint, out: &mut impl Write) 
     }
 }
 
+/// `one` or `many`, as `n` asks.
+pub(crate) fn plural(n: impl Into<u64>, one: &'static str, many: &'static str) -> &'static str {
+    if n.into() == 1 { one } else { many }
+}
+
 /// ANSI colour for human output, or nothing.
 #[derive(Debug, Clone, Copy)]
 pub struct Paint(pub bool);

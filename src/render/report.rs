@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use super::Paint;
+use super::{Paint, plural};
 use serde::Serialize;
 
 use crate::escape::{self, escape};
@@ -48,8 +48,9 @@ pub fn human(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let r = Report::new(name, state);
+    // Padded before it is painted: escape codes have width in format!'s eyes, not on screen.
     let row = |out: &mut dyn Write, label: &str, value: &str| {
-        writeln!(out, "{:<17}{value}", paint.bold(label))
+        writeln!(out, "{}{value}", paint.bold(&format!("{label:<17}")))
     };
     let none = paint.dim("none");
 
@@ -109,7 +110,12 @@ pub fn human(
             &format!("{} (the first one names the thread)", r.session_metas),
         )?;
     }
-    row(out, "history", &format!("{} items", r.history_items))?;
+    let items = r.history_items as u64;
+    row(
+        out,
+        "history",
+        &format!("{items} {}", plural(items, "item", "items")),
+    )?;
     let incomplete = match &r.incomplete_turn {
         Some(turn) => paint.yellow(&turn_text(turn)),
         None => none.clone(),
@@ -190,8 +196,4 @@ fn tally(total: u64, names: &BTreeMap<Box<str>, u64>, none: &str) -> String {
         .map(|(name, n)| format!("{} ×{n}", escape(name)))
         .collect();
     format!("{total}: {}", named.join(", "))
-}
-
-fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 { one } else { many }
 }
