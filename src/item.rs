@@ -199,13 +199,8 @@ impl Parts {
     }
 }
 
-/// A key's name, from its raw text. Keys are nearly always short and plain, so this looks for
-/// an escape by hand and rarely decodes.
+/// A key's name, from its raw text (borrowed unless it has escapes, which keys almost never do).
 pub fn key_name(raw: &str) -> Cow<'_, str> {
-    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-    if inner.len() < 32 && !inner.bytes().any(|b| b == b'\\') {
-        return Cow::Borrowed(inner);
-    }
     json::decode_str(raw).unwrap_or_default()
 }
 

@@ -1,6 +1,7 @@
 //! Bytes to lines: streams a file, FIFO or stdin in large chunks that end on a line boundary, so
-//! that lines can be parsed in parallel and memory stays bounded by the chunk size. Buffers are
-//! handed back and reused, so a gigabyte costs no allocation or page faults after the first few.
+//! that lines can be parsed in parallel and input is buffered a few chunks at a time, whatever
+//! the file's size (what replay keeps of it is replay's business). Buffers are handed back and
+//! reused, so a gigabyte costs no allocation or page faults after the first few.
 
 use std::io::{self, Read};
 use std::ops::Range;
