@@ -96,6 +96,12 @@ pub enum CallId {
     #[default]
     None,
     Str(Box<str>),
+    /// A string with a lone surrogate escape, which UTF-8 cannot hold: compared by a key that
+    /// keeps surrogates apart, shown as the JSON text it was.
+    Lone {
+        key: Box<str>,
+        raw: Box<str>,
+    },
     /// Any other JSON value, as its raw text.
     Other(Box<str>),
 }
@@ -104,6 +110,10 @@ impl CallId {
     fn read(raw: Option<&str>) -> CallId {
         match raw {
             None | Some("null") => CallId::None,
+            Some(raw) if json::has_lone_surrogate(raw) => CallId::Lone {
+                key: json::decode_key(raw).unwrap_or_default().into(),
+                raw: raw.into(),
+            },
             Some(raw) => match json::decode_str(raw) {
                 Some(id) => CallId::Str(id.into()),
                 None => CallId::Other(raw.into()),
@@ -111,9 +121,10 @@ impl CallId {
         }
     }
 
+    /// What pairs: a string call id, or the key of one with lone surrogates.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            CallId::Str(id) => Some(id),
+            CallId::Str(id) | CallId::Lone { key: id, .. } => Some(id),
             CallId::None | CallId::Other(_) => None,
         }
     }
@@ -122,7 +133,7 @@ impl CallId {
     pub fn display(&self) -> &str {
         match self {
             CallId::None => "null",
-            CallId::Str(id) | CallId::Other(id) => id,
+            CallId::Str(id) | CallId::Other(id) | CallId::Lone { raw: id, .. } => id,
         }
     }
 }

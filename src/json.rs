@@ -371,16 +371,24 @@ pub fn validate(text: &str) -> Result<()> {
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
 /// A lone surrogate escape, which JSON allows but UTF-8 cannot hold, becomes U+FFFD.
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
-    decode(raw).map(|(text, _)| text)
+    decode(raw, |_| '\u{FFFD}').map(|(text, _)| text)
 }
 
 /// Whether the raw JSON string holds a lone surrogate escape, which decoding cannot keep.
 pub fn has_lone_surrogate(raw: &str) -> bool {
-    decode(raw).is_some_and(|(_, lone)| lone)
+    decode(raw, |_| '\u{FFFD}').is_some_and(|(_, lone)| lone)
 }
 
-/// The decoded string, and whether a lone surrogate was replaced.
-fn decode(raw: &str) -> Option<(Cow<'_, str>, bool)> {
+/// The decoded string as a key for comparing: like [`decode_str`], but each lone surrogate
+/// becomes its own private-use character (U+10F000 plus its offset from U+D800), so that
+/// different surrogates stay different and none equals U+FFFD.
+pub fn decode_key(raw: &str) -> Option<Cow<'_, str>> {
+    let private = |unit: u32| char::from_u32(0x10_F000 + unit - 0xD800).unwrap_or('\u{FFFD}');
+    decode(raw, private).map(|(text, _)| text)
+}
+
+/// The decoded string, with `lone` standing in for each lone surrogate, and whether there was one.
+fn decode(raw: &str, lone_surrogate: impl Fn(u32) -> char) -> Option<(Cow<'_, str>, bool)> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
         return Some((Cow::Borrowed(inner), false));
@@ -418,7 +426,7 @@ fn decode(raw: &str) -> Option<(Cow<'_, str>, bool)> {
                     Some(c) => out.push(c),
                     None => {
                         lone = true;
-                        out.push('\u{FFFD}');
+                        out.push(lone_surrogate(unit));
                     }
                 }
             }
@@ -613,5 +621,10 @@ mod tests {
         assert!(has_lone_surrogate(r#""a\ud800""#));
         assert!(has_lone_surrogate(r#""\udc00\ud800""#));
         assert!(!has_lone_surrogate(r#""\ud83d\ude00 \u00e9""#));
+        let key = |raw| decode_key(raw).map(Cow::into_owned);
+        assert_ne!(key(r#""\ud800""#), key(r#""\udc00""#));
+        assert_ne!(key(r#""\ud800""#), key(r#""\ufffd""#));
+        assert_eq!(key(r#""\ud800""#), key(r#""\uD800""#));
+        assert_eq!(key(r#""a\ud83d\ude00""#), key(r#""a😀""#));
     }
 }

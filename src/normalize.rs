@@ -140,7 +140,9 @@ pub fn normalize(history: &[Item], modalities: Modalities) -> PromptView<'_> {
         let server_search = item.kind == ItemKind::ToolSearchOutput && item.server_execution;
         if let Role::Output(family) = role(item.kind) {
             let orphan = match &item.call_id {
-                CallId::Str(id) => !calls[family as usize].contains(&**id),
+                CallId::Str(id) | CallId::Lone { key: id, .. } => {
+                    !calls[family as usize].contains(&**id)
+                }
                 CallId::Other(_) => true,
                 CallId::None => false,
             };
@@ -185,9 +187,9 @@ pub enum Origin {
 
 impl<'h> PromptView<'h> {
     /// Call ids of the calls given synthetic outputs, in history order.
-    pub fn missing_outputs(&self) -> impl Iterator<Item = &'h str> + '_ {
+    pub fn missing_outputs(&self) -> impl Iterator<Item = &'h CallId> + '_ {
         self.steps.iter().filter_map(|step| match step {
-            Step::Insert(call, _) => self.history[*call].call_id.as_str(),
+            Step::Insert(call, _) => Some(&self.history[*call].call_id),
             Step::Keep(_) | Step::Rewrite(_) => None,
         })
     }
@@ -393,13 +395,31 @@ mod tests {
     }
 
     #[test]
+    fn different_lone_surrogates_do_not_pair() {
+        let items = history(&[
+            r#"{"type":"function_call","call_id":"\ud800"}"#,
+            r#"{"type":"function_call_output","call_id":"\udc00","output":"x"}"#,
+            r#"{"type":"function_call","call_id":"a\ufffd"}"#,
+            r#"{"type":"function_call_output","call_id":"a\udfff","output":"y"}"#,
+            r#"{"type":"custom_tool_call","call_id":"\uDBFF"}"#,
+            r#"{"type":"custom_tool_call_output","call_id":"\udbff","output":"same unit"}"#,
+        ]);
+        let view = normalize(&items, Modalities::default());
+        let missing: Vec<_> = view.missing_outputs().map(CallId::display).collect();
+        let orphans: Vec<_> = view.orphan_outputs().map(CallId::display).collect();
+        assert_eq!(missing, vec![r#""\ud800""#, "a\u{fffd}"]);
+        assert_eq!(orphans, vec![r#""\udc00""#, r#""a\udfff""#]);
+    }
+
+    #[test]
     fn each_duplicate_call_gets_its_own_output() {
         let items = history(&[
             r#"{"type":"function_call","call_id":"d"}"#,
             r#"{"type":"function_call","call_id":"d"}"#,
         ]);
         let view = normalize(&items, Modalities::default());
-        assert_eq!(view.missing_outputs().collect::<Vec<_>>(), vec!["d", "d"]);
+        let missing: Vec<_> = view.missing_outputs().map(CallId::display).collect();
+        assert_eq!(missing, vec!["d", "d"]);
         assert_eq!(view.steps.len(), 4);
     }
 

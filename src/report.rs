@@ -1,12 +1,14 @@
 //! The report: what replay found and what the prompt view would repair, as one value that both
 //! the human and the JSON renderers print (its fields are the JSON schema in the README).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::item::CallId;
+use crate::json;
 use crate::normalize::{self, Modalities};
 use crate::replay::{LineError, ResumeState, Turn};
 
@@ -60,7 +62,7 @@ impl<'a> From<&'a Turn> for TurnRef<'a> {
 #[derive(Debug, Serialize)]
 pub struct Repairs<'a> {
     /// Call ids of calls given a synthetic `"aborted"` output, in history order.
-    pub missing_outputs: Vec<&'a str>,
+    pub missing_outputs: Vec<CallIdRef<'a>>,
     /// Call ids of orphan outputs removed, in history order (strings, or the JSON value of a
     /// call id that is not one).
     pub orphan_outputs: Vec<CallIdRef<'a>>,
@@ -73,6 +75,7 @@ pub struct Repairs<'a> {
 #[serde(untagged)]
 pub enum CallIdRef<'a> {
     Str(&'a str),
+    Lossy(Cow<'a, str>),
     Raw(&'a RawValue),
 }
 
@@ -80,10 +83,14 @@ impl<'a> From<&'a CallId> for CallIdRef<'a> {
     fn from(id: &'a CallId) -> Self {
         match id {
             CallId::Str(id) => CallIdRef::Str(id),
+            // Shown with U+FFFD for its lone surrogates, so that every JSON parser takes the
+            // report (many refuse a lone surrogate escape); pairing still tells them apart.
+            CallId::Lone { raw, .. } => CallIdRef::Lossy(json::decode_str(raw).unwrap_or_default()),
             // Validated JSON already, so this cannot fail; `null` stands in if it did.
-            other => {
-                serde_json::from_str(other.display()).map_or(CallIdRef::Str("null"), CallIdRef::Raw)
+            CallId::Other(raw) => {
+                serde_json::from_str(raw).map_or(CallIdRef::Str("null"), CallIdRef::Raw)
             }
+            CallId::None => CallIdRef::Str("null"),
         }
     }
 }
@@ -93,6 +100,7 @@ impl CallIdRef<'_> {
     pub fn text(&self) -> &str {
         match self {
             CallIdRef::Str(id) => id,
+            CallIdRef::Lossy(id) => id,
             CallIdRef::Raw(raw) => raw.get(),
         }
     }
@@ -131,7 +139,7 @@ impl<'a> Report<'a> {
             compactions: state.compactions,
             rollbacks: state.rollbacks,
             repairs: Repairs {
-                missing_outputs: view.missing_outputs().collect(),
+                missing_outputs: view.missing_outputs().map(CallIdRef::from).collect(),
                 orphan_outputs: view.orphan_outputs().map(CallIdRef::from).collect(),
                 images_replaced: view.images_replaced,
                 audio_replaced: view.audio_replaced,

@@ -117,11 +117,11 @@ fn orphan(item: &Item, at: usize, paint: Paint, out: &mut impl Write) -> io::Res
         Some(Family::ToolSearch) => "tool_search_call",
     };
     match item.call_id {
-        CallId::Str(_) => writeln!(
+        CallId::Str(_) | CallId::Lone { .. } => writeln!(
             out,
             "             orphan removed: no {calls} has this call_id"
         ),
-        _ => writeln!(
+        CallId::Other(_) | CallId::None => writeln!(
             out,
             "             orphan removed: its call_id is not a string, so no call can match it"
         ),

@@ -160,13 +160,12 @@ pub fn human(
         ))
     };
     row(out, "prompt view", &summary)?;
-    let orphans: Vec<&str> = repairs.orphan_outputs.iter().map(|id| id.text()).collect();
     for (label, ids) in [
         ("missing output", &repairs.missing_outputs),
-        ("orphan output", &orphans),
+        ("orphan output", &repairs.orphan_outputs),
     ] {
         for id in ids.iter().take(SHOWN) {
-            writeln!(out, "  {label:<15}call_id {}", escape(id))?;
+            writeln!(out, "  {label:<15}call_id {}", escape(id.text()))?;
         }
         more(out, ids.len() as u64, SHOWN)?;
     }
