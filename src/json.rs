@@ -390,7 +390,13 @@ pub fn decode_key(raw: &str) -> Option<Cow<'_, str>> {
 /// The decoded string, with `lone` standing in for each lone surrogate, and whether there was one.
 fn decode(raw: &str, lone_surrogate: impl Fn(u32) -> char) -> Option<(Cow<'_, str>, bool)> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
+    // Most decoded strings are short keys and ids: a plain loop beats a memchr call there.
+    let escaped = if inner.len() < 32 {
+        inner.bytes().any(|b| b == b'\\')
+    } else {
+        memchr::memchr(b'\\', inner.as_bytes()).is_some()
+    };
+    if !escaped {
         return Some((Cow::Borrowed(inner), false));
     }
     let mut out = String::with_capacity(inner.len());
