@@ -110,12 +110,12 @@ impl CallId {
     fn read(raw: Option<&str>) -> CallId {
         match raw {
             None | Some("null") => CallId::None,
-            Some(raw) if json::has_lone_surrogate(raw) => CallId::Lone {
-                key: json::decode_key(raw).unwrap_or_default().into(),
-                raw: raw.into(),
-            },
-            Some(raw) => match json::decode_str(raw) {
-                Some(id) => CallId::Str(id.into()),
+            Some(raw) => match json::decode_key(raw) {
+                Some((key, true)) => CallId::Lone {
+                    key: key.into(),
+                    raw: raw.into(),
+                },
+                Some((id, false)) => CallId::Str(id.into()),
                 None => CallId::Other(raw.into()),
             },
         }

@@ -374,17 +374,13 @@ pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
     decode(raw, |_| '\u{FFFD}').map(|(text, _)| text)
 }
 
-/// Whether the raw JSON string holds a lone surrogate escape, which decoding cannot keep.
-pub fn has_lone_surrogate(raw: &str) -> bool {
-    decode(raw, |_| '\u{FFFD}').is_some_and(|(_, lone)| lone)
-}
-
-/// The decoded string as a key for comparing: like [`decode_str`], but each lone surrogate
-/// becomes its own private-use character (U+10F000 plus its offset from U+D800), so that
-/// different surrogates stay different and none equals U+FFFD.
-pub fn decode_key(raw: &str) -> Option<Cow<'_, str>> {
+/// The decoded string as a key for comparing, and whether it held a lone surrogate escape:
+/// like [`decode_str`], but each lone surrogate becomes its own private-use character (U+10F000
+/// plus its offset from U+D800), so that different surrogates stay different and none equals
+/// U+FFFD. Without a lone surrogate the key is the decoded text itself.
+pub fn decode_key(raw: &str) -> Option<(Cow<'_, str>, bool)> {
     let private = |unit: u32| char::from_u32(0x10_F000 + unit - 0xD800).unwrap_or('\u{FFFD}');
-    decode(raw, private).map(|(text, _)| text)
+    decode(raw, private)
 }
 
 /// The decoded string, with `lone` standing in for each lone surrogate, and whether there was one.
@@ -624,10 +620,11 @@ mod tests {
         assert_eq!(decode_str(r#""\ud800x""#).as_deref(), Some("\u{FFFD}x"));
         assert_eq!(decode_str(r#""\udc00""#).as_deref(), Some("\u{FFFD}"));
         assert_eq!(decode_str("12"), None);
-        assert!(has_lone_surrogate(r#""a\ud800""#));
-        assert!(has_lone_surrogate(r#""\udc00\ud800""#));
-        assert!(!has_lone_surrogate(r#""\ud83d\ude00 \u00e9""#));
-        let key = |raw| decode_key(raw).map(Cow::into_owned);
+        let lone = |raw| decode_key(raw).is_some_and(|(_, lone)| lone);
+        assert!(lone(r#""a\ud800""#));
+        assert!(lone(r#""\udc00\ud800""#));
+        assert!(!lone(r#""\ud83d\ude00 \u00e9""#));
+        let key = |raw| decode_key(raw).map(|(key, _)| key.into_owned());
         assert_ne!(key(r#""\ud800""#), key(r#""\udc00""#));
         assert_ne!(key(r#""\ud800""#), key(r#""\ufffd""#));
         assert_eq!(key(r#""\ud800""#), key(r#""\uD800""#));

@@ -374,10 +374,8 @@ fn replacement(kind: &str, raw: &str, keep_text: bool) -> Result<Vec<Item>, Stri
 /// `message` is the raw JSON string: it is written as serde_json spells the text, unless it
 /// holds a lone surrogate, which only the original spelling can keep.
 fn summary(message: &str, keep_text: bool) -> Item {
-    let message = match json::decode_str(message) {
-        Some(text) if !json::has_lone_surrogate(message) => {
-            serde_json::to_string(&text).unwrap_or_else(|_| message.into())
-        }
+    let message = match json::decode_key(message) {
+        Some((text, false)) => serde_json::to_string(&text).unwrap_or_else(|_| message.into()),
         _ => message.into(),
     };
     // Written by hand, not with `json!`, whose map would sort the keys.
