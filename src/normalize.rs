@@ -10,7 +10,7 @@ use uuid::Uuid;
 use std::ops::Range;
 
 use crate::item::{self, CallId, Fields, Item, ItemKind, MediaPart, Parts};
-use crate::json::{self, Parser};
+use crate::json::Parser;
 
 /// Input kinds the target model takes besides text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,7 +212,7 @@ impl<'h> PromptView<'h> {
                 Step::Keep(i) => (Origin::Kept, Cow::Borrowed(text_of(&self.history[i]))),
                 Step::Rewrite(i) => (
                     Origin::Rewritten,
-                    Cow::Owned(replace_media(text_of(&self.history[i]), self.modalities)),
+                    Cow::Owned(replace_media(&self.history[i], self.modalities)),
                 ),
                 Step::Insert(call, family) => (
                     Origin::Synthetic(family),
@@ -270,13 +270,14 @@ const AUDIO_PLACEHOLDER: &str = r#"{"type":"input_text","text":"audio content om
 
 /// The item with each media part the model cannot take replaced in place. Everything else keeps
 /// its bytes: only the replaced parts' text changes.
-pub fn replace_media(text: &str, modalities: Modalities) -> String {
+pub fn replace_media(item: &Item, modalities: Modalities) -> String {
+    let text = text_of(item);
     let f = fields_of(text);
     let mut edits: Vec<(Range<usize>, &str)> = Vec::new();
-    let parts = match f.kind.and_then(json::decode_str).as_deref() {
-        Some("message") => &f.content,
-        Some("function_call_output" | "custom_tool_call_output") => &f.output,
-        Some("image_generation_call") => {
+    let parts = match item.kind {
+        ItemKind::Message => &f.content,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => &f.output,
+        ItemKind::ImageGenerationCall => {
             if let Some(result) = f.result.filter(|r| !modalities.image && *r != r#""""#) {
                 // `result` is a slice of `text`: its offset is where it starts.
                 let start = result.as_ptr() as usize - text.as_ptr() as usize;
@@ -284,7 +285,13 @@ pub fn replace_media(text: &str, modalities: Modalities) -> String {
             }
             &Parts::default()
         }
-        _ => &Parts::default(),
+        ItemKind::FunctionCall
+        | ItemKind::LocalShellCall
+        | ItemKind::CustomToolCall
+        | ItemKind::ToolSearchCall
+        | ItemKind::ToolSearchOutput
+        | ItemKind::GhostSnapshot
+        | ItemKind::Other => &Parts::default(),
     };
     for (range, part) in &parts.media {
         match part {
