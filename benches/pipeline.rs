@@ -1,14 +1,13 @@
-//! Throughput of the pipeline's stages on a generated Codex-shaped rollout held in memory:
-//! line classification, replay for a report (headers only), and replay plus the prompt view.
-//! `cargo bench --bench pipeline`; `scripts/bench.sh` measures the whole binary against `cat`.
+//! Throughput of the library on a generated Codex-shaped rollout held in memory: replay with the
+//! report, and replay with the prompt view printed. `cargo bench --bench pipeline`;
+//! `scripts/bench.sh` measures the whole binary against `cat`.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::hint::black_box;
 use std::io::Write;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rollcall::normalize::{self, Modalities};
-use rollcall::{record, replay};
+use rollcall::{Format, Job, Loaded};
 
 /// A rollout of about `mb` megabytes: turns of user messages (some with images), reasoning,
 /// tool calls with escape-heavy outputs, events; every fifth call left unanswered.
@@ -69,22 +68,26 @@ fn stages(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(input.len() as u64));
     group.sample_size(10);
 
-    group.bench_function("record::parse (one thread)", |b| {
+    group.bench_function("replay + report (replay --report --json)", |b| {
         b.iter(|| {
-            for line in input.split(|&b| b == b'\n') {
-                black_box(record::parse(line, false).ok());
-            }
+            let session = Loaded::from_bytes(&input).unwrap();
+            let mut out = Vec::new();
+            session
+                .render(Job::Report { json: true }, &mut out)
+                .unwrap();
+            black_box(out.len())
         });
-    });
-    group.bench_function("replay, headers only (replay --report)", |b| {
-        b.iter(|| black_box(replay::replay(&input[..], false, &mut |_| {}).unwrap()));
     });
     group.bench_function("replay + prompt view (repair-view)", |b| {
         b.iter(|| {
-            let state = replay::replay(&input[..], true, &mut |_| {}).unwrap();
-            let view = normalize::normalize(&state.history, Modalities::default());
-            let bytes: usize = view.entries().map(|(_, _, text)| text.len()).sum();
-            black_box(bytes)
+            let session = Loaded::from_bytes(&input).unwrap();
+            let mut out = Vec::new();
+            let job = Job::View {
+                format: Format::Jsonl,
+                settings: Default::default(),
+            };
+            session.render(job, &mut out).unwrap();
+            black_box(out.len())
         });
     });
     group.finish();

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
-use crate::normalize::Modalities;
+use crate::codex::view::Modalities;
+use crate::home::CodexHome;
+use crate::session::{Input, Load};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -191,24 +193,6 @@ fn parse_modalities(list: &str) -> Result<Modalities, String> {
     Ok(modalities)
 }
 
-/// Where the rollout comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    Stdin,
-    /// A path, or, when nothing exists there and it reads as a UUID, a thread id to look up.
-    Path(PathBuf),
-}
-
-impl Input {
-    /// How messages name the input.
-    pub fn name(&self) -> String {
-        match self {
-            Input::Stdin => "<stdin>".into(),
-            Input::Path(path) => path.display().to_string(),
-        }
-    }
-}
-
 /// What to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
@@ -218,25 +202,21 @@ pub enum Job {
     },
     View {
         format: Format,
-        modalities: Modalities,
+        settings: ViewSettings,
     },
     Diff {
-        modalities: Modalities,
+        settings: ViewSettings,
     },
 }
 
-impl Job {
-    /// Whether the job prints items, so replay must keep their text.
-    pub fn needs_text(self) -> bool {
-        match self {
-            Job::History | Job::View { .. } | Job::Diff { .. } => true,
-            Job::Report { .. } => false,
-        }
-    }
+/// What a prompt view is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ViewSettings {
+    pub modalities: Modalities,
 }
 
 /// Every decision the arguments and environment imply, made once.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Config {
     pub task: Task,
     pub color: bool,
@@ -244,6 +224,7 @@ pub struct Config {
     pub progress: bool,
     /// Where Codex keeps its sessions; `None` when neither CODEX_HOME nor HOME is set.
     pub codex_home: Option<CodexHome>,
+    pub load: Load,
 }
 
 /// The command to carry out.
@@ -267,49 +248,6 @@ pub struct Scan {
     pub json: bool,
     pub problems: bool,
     pub strict: bool,
-}
-
-/// Codex's home folder (`$CODEX_HOME`, else `~/.codex`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodexHome {
-    pub dir: PathBuf,
-    /// Whether it came from CODEX_HOME (else from HOME), for messages.
-    pub from_env: bool,
-}
-
-impl CodexHome {
-    /// Where Codex writes live sessions.
-    pub fn sessions(&self) -> PathBuf {
-        self.dir.join("sessions")
-    }
-
-    /// Where Codex moves archived sessions.
-    pub fn archived(&self) -> PathBuf {
-        self.dir.join("archived_sessions")
-    }
-
-    /// Where the folder came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
-    pub fn origin(&self) -> String {
-        if self.from_env {
-            format!("CODEX_HOME={}", self.dir.display())
-        } else {
-            format!("CODEX_HOME is not set; ~/.codex is {}", self.dir.display())
-        }
-    }
-
-    fn from_env(codex_home: Option<OsString>, home: Option<OsString>) -> Option<CodexHome> {
-        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
-        if let Some(dir) = set(&codex_home) {
-            return Some(CodexHome {
-                dir,
-                from_env: true,
-            });
-        }
-        set(&home).map(|home| CodexHome {
-            dir: home.join(".codex"),
-            from_env: false,
-        })
-    }
 }
 
 impl Cli {
@@ -346,14 +284,15 @@ impl Cli {
                 rollout(args.input, job)
             }
             Command::RepairView(args) => {
+                let settings = ViewSettings {
+                    modalities: args.modalities,
+                };
                 let job = if args.diff {
-                    Job::Diff {
-                        modalities: args.modalities,
-                    }
+                    Job::Diff { settings }
                 } else {
                     Job::View {
                         format: args.format,
-                        modalities: args.modalities,
+                        settings,
                     }
                 };
                 rollout(args.input, job)
@@ -374,8 +313,17 @@ impl Cli {
                 std::env::var_os("CODEX_HOME"),
                 std::env::var_os("HOME"),
             ),
+            load: Load {
+                threads: crate::threads_available(),
+                max_line: crate::chunk::MAX_LINE_BYTES,
+            },
         }
     }
+}
+
+/// `text` with control characters escaped, for the one line an error prints.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::escape::escape(text)
 }
 
 #[cfg(test)]
@@ -405,28 +353,6 @@ mod tests {
             panic!("{:?}", config.task)
         };
         assert_eq!(input, Input::Path(name.into()));
-    }
-
-    #[test]
-    fn codex_home_comes_from_codex_home_then_home() {
-        let os = |s: &str| Some(OsString::from(s));
-        let home = |dir: &str, from_env| {
-            Some(CodexHome {
-                dir: dir.into(),
-                from_env,
-            })
-        };
-        assert_eq!(CodexHome::from_env(os("/c"), os("/h")), home("/c", true));
-        assert_eq!(
-            CodexHome::from_env(os(""), os("/h")),
-            home("/h/.codex", false)
-        );
-        assert_eq!(
-            CodexHome::from_env(None, os("/h")),
-            home("/h/.codex", false)
-        );
-        assert_eq!(CodexHome::from_env(None, os("")), None);
-        assert_eq!(CodexHome::from_env(None, None), None);
     }
 
     #[test]

@@ -39,6 +39,11 @@ impl<'a> Parser<'a> {
         self.text
     }
 
+    /// Moves to byte offset `at`, where a value starts; ranges stay offsets of the whole text.
+    pub fn seek(&mut self, at: usize) {
+        self.pos = at.min(self.text.len());
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
@@ -371,20 +376,21 @@ pub fn validate(text: &str) -> Result<()> {
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
 /// A lone surrogate escape, which JSON allows but UTF-8 cannot hold, becomes U+FFFD.
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
-    decode(raw, |_| '\u{FFFD}').map(|(text, _)| text)
+    let key = decode_key(raw)?;
+    Some(match key {
+        Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).ok()?),
+        Cow::Owned(bytes) => Cow::Owned(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => lossy_key(e.as_bytes()),
+        }),
+    })
 }
 
-/// The decoded string as a key for comparing, and whether it held a lone surrogate escape:
-/// like [`decode_str`], but each lone surrogate becomes its own private-use character (U+10F000
-/// plus its offset from U+D800), so that different surrogates stay different and none equals
-/// U+FFFD. Without a lone surrogate the key is the decoded text itself.
-pub fn decode_key(raw: &str) -> Option<(Cow<'_, str>, bool)> {
-    let private = |unit: u32| char::from_u32(0x10_F000 + unit - 0xD800).unwrap_or('\u{FFFD}');
-    decode(raw, private)
-}
-
-/// The decoded string, with `lone` standing in for each lone surrogate, and whether there was one.
-fn decode(raw: &str, lone_surrogate: impl Fn(u32) -> char) -> Option<(Cow<'_, str>, bool)> {
+/// The decoded string as bytes for comparing: UTF-8, except that each lone surrogate escape is
+/// encoded as the three bytes UTF-8 would give its code point (WTF-8). Those bytes never occur in
+/// UTF-8, so different strings always have different keys: `"\ud800"` equals neither `"\udc00"`
+/// nor any character. Without a lone surrogate the key is the decoded text itself.
+pub fn decode_key(raw: &str) -> Option<Cow<'_, [u8]>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     // Most decoded strings are short keys and ids: a plain loop beats a memchr call there.
     let escaped = if inner.len() < 32 {
@@ -393,22 +399,22 @@ fn decode(raw: &str, lone_surrogate: impl Fn(u32) -> char) -> Option<(Cow<'_, st
         memchr::memchr(b'\\', inner.as_bytes()).is_some()
     };
     if !escaped {
-        return Some((Cow::Borrowed(inner), false));
+        return Some(Cow::Borrowed(inner.as_bytes()));
     }
-    let mut out = String::with_capacity(inner.len());
-    let mut lone = false;
+    let mut out = Vec::with_capacity(inner.len());
     let mut chars = inner.chars();
+    let mut utf8 = [0; 4];
     while let Some(c) = chars.next() {
         if c != '\\' {
-            out.push(c);
+            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('b') => out.push('\u{8}'),
-            Some('f') => out.push('\u{c}'),
+        let decoded = match chars.next() {
+            Some('n') => '\n',
+            Some('t') => '\t',
+            Some('r') => '\r',
+            Some('b') => '\u{8}',
+            Some('f') => '\u{c}',
             Some('u') => {
                 let unit = hex4(&mut chars);
                 if (0xD800..0xDC00).contains(&unit) {
@@ -418,25 +424,98 @@ fn decode(raw: &str, lone_surrogate: impl Fn(u32) -> char) -> Option<(Cow<'_, st
                         let low = hex4(&mut look);
                         if (0xDC00..0xE000).contains(&low) {
                             let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
                             chars = look;
+                            char::from_u32(c).unwrap_or('\u{FFFD}')
+                        } else {
+                            push_surrogate(&mut out, unit);
                             continue;
                         }
+                    } else {
+                        push_surrogate(&mut out, unit);
+                        continue;
                     }
-                }
-                match char::from_u32(unit) {
-                    Some(c) => out.push(c),
-                    None => {
-                        lone = true;
-                        out.push(lone_surrogate(unit));
-                    }
+                } else if (0xDC00..0xE000).contains(&unit) {
+                    push_surrogate(&mut out, unit);
+                    continue;
+                } else {
+                    char::from_u32(unit).unwrap_or('\u{FFFD}')
                 }
             }
-            Some(other) => out.push(other),
+            Some(other) => other,
             None => break,
+        };
+        out.extend_from_slice(decoded.encode_utf8(&mut utf8).as_bytes());
+    }
+    Some(Cow::Owned(out))
+}
+
+/// The three bytes of a surrogate code point in generalized UTF-8.
+fn push_surrogate(out: &mut Vec<u8>, unit: u32) {
+    out.extend_from_slice(&[
+        0xE0 | (unit >> 12) as u8,
+        0x80 | ((unit >> 6) & 0x3F) as u8,
+        0x80 | (unit & 0x3F) as u8,
+    ]);
+}
+
+/// A key from [`decode_key`] as text, each lone surrogate shown as U+FFFD.
+pub fn lossy_key(key: &[u8]) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut rest = key;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                break;
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&rest[..good]).unwrap_or_default());
+                out.push('\u{FFFD}');
+                // A surrogate's three bytes, or whatever single byte is not UTF-8.
+                let bad = match rest.get(good..good + 3) {
+                    Some([0xED, 0xA0..=0xBF, 0x80..=0xBF]) => 3,
+                    _ => e.error_len().unwrap_or(rest.len() - good).max(1),
+                };
+                rest = &rest[good + bad..];
+            }
         }
     }
-    Some((Cow::Owned(out), lone))
+    out
+}
+
+/// `text` with each lone surrogate escape (`"\ud800"`: valid JSON, but no character) spelled as
+/// `\ufffd`, which serde_json decodes instead of failing on the whole item.
+pub fn lone_surrogates_replaced(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        if b.get(at..at + 2)? != b"\\u" {
+            return None;
+        }
+        let hex = std::str::from_utf8(b.get(at + 2..at + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let mut out = String::new();
+    let (mut copied, mut at) = (0, 0);
+    while let Some(found) = b.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        at += found;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..at]);
+                out.push_str("\\ufffd");
+                at += 6;
+                copied = at;
+            }
+            Some(_) => at += 6,
+            None => at += 2, // any other escape, `\\` included
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
 }
 
 fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
@@ -620,14 +699,32 @@ mod tests {
         assert_eq!(decode_str(r#""\ud800x""#).as_deref(), Some("\u{FFFD}x"));
         assert_eq!(decode_str(r#""\udc00""#).as_deref(), Some("\u{FFFD}"));
         assert_eq!(decode_str("12"), None);
-        let lone = |raw| decode_key(raw).is_some_and(|(_, lone)| lone);
-        assert!(lone(r#""a\ud800""#));
-        assert!(lone(r#""\udc00\ud800""#));
-        assert!(!lone(r#""\ud83d\ude00 \u00e9""#));
-        let key = |raw| decode_key(raw).map(|(key, _)| key.into_owned());
+        let key = |raw| decode_key(raw).map(Cow::into_owned);
         assert_ne!(key(r#""\ud800""#), key(r#""\udc00""#));
         assert_ne!(key(r#""\ud800""#), key(r#""\ufffd""#));
         assert_eq!(key(r#""\ud800""#), key(r#""\uD800""#));
         assert_eq!(key(r#""a\ud83d\ude00""#), key(r#""a😀""#));
+        assert_eq!(
+            lossy_key(&key(r#""a\ud800b\udfff""#).unwrap()),
+            "a\u{FFFD}b\u{FFFD}"
+        );
+    }
+
+    /// Issue 14: a lone surrogate was "answered" by the private-use character its old key used.
+    #[test]
+    fn lone_surrogate_keys_equal_no_character() {
+        let key = |raw: &str| decode_key(raw).map(Cow::into_owned);
+        for c in [
+            '\u{10F000}',
+            '\u{10F3FF}',
+            '\u{FFFD}',
+            '\u{D7FF}',
+            '\u{E000}',
+        ] {
+            let text = serde_json::to_string(&c.to_string()).unwrap();
+            for lone in [r#""\ud800""#, r#""\udbff""#, r#""\udc00""#, r#""\udfff""#] {
+                assert_ne!(key(lone), key(&text), "{lone} vs {c:?}");
+            }
+        }
     }
 }

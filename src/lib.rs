@@ -1,90 +1,93 @@
-//! rollcall reads AI coding agent rollouts, replays them into the state an agent would resume
+//! rollcall reads AI coding agent session logs, replays them into the state an agent would resume
 //! from, and renders the history, a report, or the repaired prompt view. The pipeline:
 //!
 //! ```text
-//! bytes ─read─▶ lines ─record─▶ records ─replay─▶ ResumeState ─normalize─▶ PromptView ─render─▶ stdout
+//! bytes ─source/chunk─▶ lines ─classify─▶ records ─fold─▶ Session ─view─▶ PromptView ─render─▶ stdout
 //! ```
 //!
-//! `scan` runs the first half of it over every rollout that `find` turns up, in parallel.
+//! The stages are shared; each agent's rules live in one folder (`codex/`), behind the
+//! pipeline's `Classify` and `Fold` traits and the view's `PromptView`. `scan` runs the first half
+//! over every session file `home` turns up, in parallel.
+//!
+//! As a library, [`Loaded`] is the whole surface: replay bytes, then render what a command
+//! would print.
+//!
+//! ```
+//! let log = br#"{"type":"session_meta","payload":{"id":"t1"}}
+//! {"type":"response_item","payload":{"type":"function_call","call_id":"c1","name":"ls"}}
+//! "#;
+//! let session = rollcall::Loaded::from_bytes(log).expect("a rollout");
+//! let mut view = Vec::new();
+//! let job = rollcall::Job::View { format: rollcall::Format::Jsonl, settings: Default::default() };
+//! session.render(job, &mut view).expect("rendered");
+//! // The unanswered call gets an "aborted" output right after it.
+//! assert!(String::from_utf8(view).unwrap().ends_with(r#""output":"aborted"}
+//! "#));
+//! ```
 #![deny(clippy::print_stdout)]
 
 pub mod cli;
-pub mod escape;
 pub mod exit;
-pub mod find;
-pub mod item;
-pub mod json;
-pub mod normalize;
-pub mod read;
-pub mod record;
-pub mod render;
-pub mod replay;
-pub mod report;
-pub mod scan;
+#[doc(hidden)]
+pub mod testing;
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, StdoutLock, Write};
-use std::path::Path;
+pub(crate) mod chunk;
+pub(crate) mod codex;
+pub(crate) mod escape;
+pub(crate) mod findings;
+pub(crate) mod home;
+pub(crate) mod json;
+pub(crate) mod pipeline;
+pub(crate) mod render;
+pub(crate) mod report;
+pub(crate) mod scan;
+pub(crate) mod session;
+pub(crate) mod source;
+pub(crate) mod view;
+
+use std::io::{self, BufWriter, StdoutLock, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::CommandFactory;
-use cli::{Config, Input, Task};
+use cli::{Config, Task};
+
+pub use cli::{Format, Job, ViewSettings};
+pub use codex::view::Modalities;
 use exit::{Failure, Status};
 use render::Paint;
-use replay::ResumeState;
+use session::Input;
+
+/// A session log replayed in memory: what `replay`, `repair-view` and the report print of it.
+#[derive(Debug)]
+pub struct Loaded(session::Session);
+
+impl Loaded {
+    /// Replays `bytes` as a session log of any dialect rollcall reads, on one thread.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Loaded, Failure> {
+        let load = session::Load {
+            threads: false,
+            max_line: chunk::MAX_LINE_BYTES,
+        };
+        session::load_bytes("<bytes>", bytes.to_vec(), load).map(Loaded)
+    }
+
+    /// Writes what `job` prints, without colour.
+    pub fn render(&self, job: Job, out: &mut impl Write) -> io::Result<()> {
+        render::render(job, Paint(false), &self.0, out)
+    }
+
+    /// Whether `--strict` would exit with status 3.
+    pub fn fails_strict(&self) -> bool {
+        report::Report::new(&self.0).fails_strict()
+    }
+}
 
 /// Runs one command as `config` says, printing to stdout.
 pub fn run(config: &Config) -> Result<Status, Failure> {
     let paint = Paint(config.color);
     match &config.task {
-        Task::Rollout { input, job, strict } => {
-            let input = find::resolve(input, config.codex_home.as_ref())?;
-            let name = input.name();
-            let size = match &input {
-                Input::Path(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
-                Input::Stdin => 0,
-            };
-            // Only a long read is worth a bar; a regular file says how long it will be.
-            let bar = progress_bar(
-                config.progress && size >= 64 << 20,
-                size,
-                "{binary_bytes}/{binary_total_bytes} {wide_bar} {eta}",
-            );
-            let state = load_reporting(&input, job.needs_text(), &mut |n| bar.inc(n));
-            bar.finish_and_clear();
-            let state = state?;
-            if !to_stdout(|out| render::render(*job, paint, &name, &state, out))? {
-                return Ok(Status::Success);
-            }
-            let findings = !state.error_lines.is_empty() || state.incomplete_turn.is_some();
-            Ok(if *strict && findings {
-                Status::Findings
-            } else {
-                Status::Success
-            })
-        }
-        Task::Scan(scan) => {
-            let roots = scan::roots(scan, config.codex_home.as_ref())?;
-            let mut warnings = Vec::new();
-            let found = scan::find(&roots, &mut warnings);
-            let bytes = found.iter().map(|f| f.size).sum();
-            let rows = with_progress(config.progress, found.len(), bytes, |read, finished| {
-                scan::replay(found, read, finished)
-            });
-            for warning in &warnings {
-                // Not eprintln!, which panics when stderr cannot be written.
-                let _ = writeln!(io::stderr(), "rollcall: {}", escape::escape(warning));
-            }
-            if !to_stdout(|out| render::scan(&rows, scan, paint, out))? {
-                return Ok(Status::Success);
-            }
-            let failing = rows.iter().any(|row| row.health().fails_strict());
-            Ok(if scan.strict && failing {
-                Status::Findings
-            } else {
-                Status::Success
-            })
-        }
+        Task::Rollout { input, job, strict } => run_rollout(config, input, *job, *strict, paint),
+        Task::Scan(scan) => run_scan(config, scan, paint),
         Task::Completions(shell) => {
             // Generated whole first: clap_complete panics on a failed write.
             let mut script = Vec::new();
@@ -95,6 +98,81 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
     }
 }
 
+fn run_rollout(
+    config: &Config,
+    input: &Input,
+    job: Job,
+    strict: bool,
+    paint: Paint,
+) -> Result<Status, Failure> {
+    let input = home::resolve(input, config.codex_home.as_ref())?;
+    let size = match &input {
+        Input::Path(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+        Input::Stdin => 0,
+    };
+    // Only a long read is worth a bar; a regular file says how long it will be.
+    let bar = progress_bar(
+        config.progress && size >= 64 << 20,
+        size,
+        "{binary_bytes}/{binary_total_bytes} {wide_bar} {eta}",
+    );
+    let session = session::load(&input, config.load, &mut |n| bar.inc(n));
+    bar.finish_and_clear();
+    let session = session?;
+    let written = to_stdout(|out| render::render(job, paint, &session, out)).map_err(
+        |failure| match failure.subject.as_deref() {
+            // The source could not be read back: the failure is the file's, not stdout's.
+            Some(READ_BACK) => Failure::unusable(&session.name, failure.problem),
+            _ => failure,
+        },
+    )?;
+    if !written {
+        return Ok(Status::Success);
+    }
+    let findings = report::Report::new(&session).fails_strict();
+    Ok(if strict && findings {
+        Status::Findings
+    } else {
+        Status::Success
+    })
+}
+
+fn run_scan(config: &Config, scan: &cli::Scan, paint: Paint) -> Result<Status, Failure> {
+    let roots = scan::roots(scan, config.codex_home.as_ref())?;
+    let mut warnings = Vec::new();
+    let found = scan::files(&roots, &mut warnings);
+    let bytes = found.iter().map(|f| f.size).sum();
+    let rows = with_progress(config.progress, found.len(), bytes, |read, finished| {
+        scan::rows(found, config.load, read, finished)
+    });
+    for warning in &warnings {
+        // Not eprintln!, which panics when stderr cannot be written.
+        let _ = writeln!(io::stderr(), "rollcall: {}", escape::escape(warning));
+    }
+    let shown = rows
+        .iter()
+        .filter(|row| !scan.problems || row.health().is_problem());
+    let written = to_stdout(|out| {
+        if scan.json {
+            render::scan_jsonl(shown, out)
+        } else {
+            render::scan_table(shown, &rows, paint, out)
+        }
+    })?;
+    if !written {
+        return Ok(Status::Success);
+    }
+    let failing = rows.iter().any(|row| row.health().fails_strict());
+    Ok(if scan.strict && failing {
+        Status::Findings
+    } else {
+        Status::Success
+    })
+}
+
+/// The subject of a failure to read a source back while printing.
+const READ_BACK: &str = "<source>";
+
 /// Writes to stdout through `write`. Returns whether all was written: a reader that has seen
 /// enough (`| head`) closes the pipe, which is not an error.
 fn to_stdout(
@@ -104,11 +182,19 @@ fn to_stdout(
     match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) if source::is_read_back(&e) => Err(Failure::unusable(READ_BACK, e)),
         Err(e) => Err(Failure::unusable(
             "<stdout>",
-            format!("cannot write: {}", io_reason(&e)),
+            format!("cannot write: {}", source::io_reason(&e)),
         )),
     }
+}
+
+/// Whether threads can be started: the global pool is built here, once, so that a process limit
+/// that allows none makes rollcall run on one thread instead of panicking.
+pub(crate) fn threads_available() -> bool {
+    static BUILT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *BUILT.get_or_init(|| rayon::ThreadPoolBuilder::new().build_global().is_ok())
 }
 
 /// Runs `work` over `files` files of `total` bytes, showing a progress bar on stderr when `show`
@@ -146,74 +232,4 @@ fn progress_bar(show: bool, total: u64, template: &str) -> indicatif::ProgressBa
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     bar
-}
-
-/// Opens and replays the input. Never writes to it: files are opened read-only.
-pub fn load(input: &Input, keep_text: bool) -> Result<ResumeState, Failure> {
-    load_reporting(input, keep_text, &mut |_| {})
-}
-
-/// [`load`], telling `progress` how many bytes each chunk read had.
-pub fn load_reporting(
-    input: &Input,
-    keep_text: bool,
-    progress: &mut dyn FnMut(u64),
-) -> Result<ResumeState, Failure> {
-    let name = input.name();
-    let result = match input {
-        Input::Stdin => replay::replay(io::stdin(), keep_text, progress),
-        Input::Path(path) if path.as_os_str().is_empty() => {
-            return Err(Failure::unusable(
-                "\"\"",
-                "empty file name: give the path of a rollout, or - for standard input",
-            ));
-        }
-        Input::Path(path) => {
-            let file =
-                File::open(path).map_err(|e| Failure::unusable(&name, open_problem(path, &e)))?;
-            let meta = file
-                .metadata()
-                .map_err(|e| Failure::unusable(&name, format!("cannot read: {}", io_reason(&e))))?;
-            if meta.is_dir() {
-                return Err(Failure::unusable(
-                    &name,
-                    "is a directory, not a rollout file",
-                ));
-            }
-            // A regular file is read up to the size it had when opened: a consistent snapshot
-            // even while an agent keeps appending to it.
-            let source: Box<dyn Read + Send> = if meta.is_file() {
-                Box::new(file.take(meta.len()))
-            } else {
-                Box::new(file)
-            };
-            replay::replay(source, keep_text, progress)
-        }
-    };
-    result.map_err(|e| match e {
-        replay::Error::Io(e) => Failure::unusable(&name, format!("cannot read: {}", io_reason(&e))),
-        replay::Error::Unusable(why) => Failure::unusable(&name, why),
-    })
-}
-
-/// Why `path` could not be opened, in words that say what is wrong where the OS's do not.
-fn open_problem(path: &Path, e: &io::Error) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        // Opening a socket fails with "No such device or address".
-        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
-            return "is a socket, not a rollout file".into();
-        }
-    }
-    format!("cannot open: {}", io_reason(e))
-}
-
-/// An I/O error's message without the `(os error N)` suffix.
-pub(crate) fn io_reason(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(cut) => text[..cut].to_string(),
-        None => text,
-    }
 }

@@ -10,7 +10,8 @@ fn main() -> ExitCode {
     match rollcall::run(&config) {
         Ok(status) => status.into(),
         Err(failure) => {
-            let message = rollcall::escape::escape(&failure.message);
+            let message = failure.to_string();
+            let message = rollcall::cli::terminal_safe(&message);
             // When stderr cannot be written (`2>/dev/full`) there is nowhere to say it, but the
             // status still tells; `eprintln!` would panic instead.
             let _ = writeln!(std::io::stderr(), "rollcall: {message}");

@@ -1,21 +1,19 @@
 //! The report: what replay found and what the prompt view would repair, as one value that both
-//! the human and the JSON renderers print (its fields are the JSON schema in the README).
+//! the human and the JSON renderers print (its fields are the JSON schema in docs/report.md).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-use serde_json::value::RawValue;
+use serde::{Serialize, Serializer};
 
-use crate::item::CallId;
+use crate::codex;
+use crate::findings::{Findings, LineError};
 use crate::json;
-use crate::normalize::{self, Modalities};
-use crate::replay::{LineError, ResumeState, Turn};
+use crate::session::{Session, State};
 
 #[derive(Debug, Serialize)]
-pub struct Report<'a> {
+pub(crate) struct Report<'a> {
     pub file: &'a str,
-    pub thread_id: &'a str,
+    pub thread_id: Option<&'a str>,
     pub cwd: Option<&'a str>,
     pub started: Option<&'a str>,
     pub dialect: &'static str,
@@ -23,34 +21,76 @@ pub struct Report<'a> {
     pub blank_lines: u64,
     pub records: u64,
     pub parse_errors: u64,
-    pub error_lines: &'a [u64],
-    /// The first errors with their reasons (see `replay::MAX_REASONS`).
-    pub errors: &'a [LineError],
+    pub error_lines: ErrorLines<'a>,
+    /// The first errors with their reasons (see `findings::MAX_REASONS`).
+    pub errors: Errors<'a>,
     pub torn_tail: bool,
     pub unknown_records: u64,
     pub unknown_record_kinds: &'a BTreeMap<Box<str>, u64>,
+    #[serde(flatten)]
+    pub codex_records: Option<CodexRecords<'a>>,
+    pub history_items: u64,
+    pub incomplete_turn: Option<TurnRef<'a>>,
+    pub incomplete_turn_id: Option<&'a str>,
+    #[serde(flatten)]
+    pub codex_turns: Option<CodexTurns<'a>>,
+    pub repairs: Repairs,
+}
+
+/// Codex's counts of records beside the history.
+#[derive(Debug, Serialize)]
+pub(crate) struct CodexRecords<'a> {
     pub unknown_events: u64,
     pub unknown_event_types: &'a BTreeMap<Box<str>, u64>,
     pub session_metas: u64,
-    pub history_items: usize,
-    pub incomplete_turn: Option<TurnRef<'a>>,
-    pub incomplete_turn_id: Option<&'a str>,
+}
+
+/// Codex's turns and history reshaping.
+#[derive(Debug, Serialize)]
+pub(crate) struct CodexTurns<'a> {
     pub abandoned_turns: Vec<TurnRef<'a>>,
     pub completed_turns: u64,
     pub aborted_turns: u64,
     pub compactions: u64,
     pub rollbacks: u64,
-    pub repairs: Repairs<'a>,
+}
+
+/// Error line numbers, serialized from their runs.
+#[derive(Debug)]
+pub(crate) struct ErrorLines<'a>(pub &'a Findings);
+
+impl Serialize for ErrorLines<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.error_lines())
+    }
+}
+
+/// Errors with their reasons as text.
+#[derive(Debug)]
+pub(crate) struct Errors<'a>(pub &'a [LineError]);
+
+impl Serialize for Errors<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Entry {
+            line: u64,
+            reason: String,
+        }
+        s.collect_seq(self.0.iter().map(|e| Entry {
+            line: e.line,
+            reason: e.reason.to_string(),
+        }))
+    }
 }
 
 #[derive(Debug, Serialize)]
-pub struct TurnRef<'a> {
+pub(crate) struct TurnRef<'a> {
     pub turn_id: Option<&'a str>,
     pub line: u64,
 }
 
-impl<'a> From<&'a Turn> for TurnRef<'a> {
-    fn from(turn: &'a Turn) -> Self {
+impl<'a> From<&'a codex::fold::Turn> for TurnRef<'a> {
+    fn from(turn: &'a codex::fold::Turn) -> Self {
         TurnRef {
             turn_id: turn.turn_id.as_deref(),
             line: turn.line,
@@ -58,92 +98,120 @@ impl<'a> From<&'a Turn> for TurnRef<'a> {
     }
 }
 
-/// What the prompt view (default modalities) changes.
-#[derive(Debug, Serialize)]
-pub struct Repairs<'a> {
-    /// Call ids of calls given a synthetic `"aborted"` output, in history order.
-    pub missing_outputs: Vec<CallIdRef<'a>>,
-    /// Call ids of orphan outputs removed, in history order (strings, or the JSON value of a
-    /// call id that is not one).
-    pub orphan_outputs: Vec<CallIdRef<'a>>,
+/// What the prompt view (default settings) changes.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct Repairs {
+    /// Ids of calls given a synthetic output, in history order.
+    pub missing_outputs: Vec<IdRef>,
+    /// Ids of orphan outputs removed, in history order (strings, or the JSON value of an id that
+    /// is not one).
+    pub orphan_outputs: Vec<IdRef>,
     pub images_replaced: u64,
     pub audio_replaced: u64,
 }
 
-/// A call id as the JSON report writes it: a string, or the JSON value it was.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-pub enum CallIdRef<'a> {
-    Str(&'a str),
-    Lossy(Cow<'a, str>),
-    Raw(&'a RawValue),
+/// A call id as the report shows it: a string, or the JSON value it was.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum IdRef {
+    Str(String),
+    Value(serde_json::Value),
 }
 
-impl<'a> From<&'a CallId> for CallIdRef<'a> {
-    fn from(id: &'a CallId) -> Self {
-        match id {
-            CallId::Str(id) => CallIdRef::Str(id),
-            // Shown with U+FFFD for its lone surrogates, so that every JSON parser takes the
-            // report (many refuse a lone surrogate escape); pairing still tells them apart.
-            CallId::Lone { raw, .. } => CallIdRef::Lossy(json::decode_str(raw).unwrap_or_default()),
-            // Validated JSON already, so this cannot fail; `null` stands in if it did.
-            CallId::Other(raw) => {
-                serde_json::from_str(raw).map_or(CallIdRef::Str("null"), CallIdRef::Raw)
-            }
-            CallId::None => CallIdRef::Str("null"),
-        }
-    }
-}
-
-impl CallIdRef<'_> {
-    /// How the human report shows it.
-    pub fn text(&self) -> &str {
+impl Serialize for IdRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            CallIdRef::Str(id) => id,
-            CallIdRef::Lossy(id) => id,
-            CallIdRef::Raw(raw) => raw.get(),
+            IdRef::Str(id) => s.serialize_str(id),
+            IdRef::Value(value) => value.serialize(s),
         }
     }
+}
+
+impl IdRef {
+    fn of(id: codex::calls::CallId<'_>) -> IdRef {
+        match id {
+            codex::calls::CallId::Other(raw) => IdRef::Value(json_value(raw)),
+            id => IdRef::Str(id.text()),
+        }
+    }
+
+    /// How the human report shows it.
+    pub fn text(&self) -> String {
+        match self {
+            IdRef::Str(id) => id.clone(),
+            IdRef::Value(value) => value.to_string(),
+        }
+    }
+}
+
+/// A JSON value from the log, as a value every strict parser takes: lone surrogates read as
+/// U+FFFD. One nested too deep for serde_json is shown as its text, a string.
+fn json_value(raw: &[u8]) -> serde_json::Value {
+    let text = String::from_utf8_lossy(raw);
+    let text = json::lone_surrogates_replaced(&text);
+    serde_json::from_str(&text).unwrap_or_else(|_| serde_json::Value::String(text.into_owned()))
 }
 
 impl<'a> Report<'a> {
-    pub fn new(file: &'a str, state: &'a ResumeState) -> Report<'a> {
-        let view = normalize::normalize(&state.history, Modalities::default());
+    pub fn new(session: &'a Session) -> Report<'a> {
+        let f = &session.findings;
+        let State::Codex(state) = &session.state;
+        let view = codex::view::View::new(state, codex::view::Modalities::default());
+        let mut repairs = Repairs::default();
+        for step in view.steps() {
+            match step {
+                codex::view::Step::Insert(i, _) => repairs
+                    .missing_outputs
+                    .push(IdRef::of(state.calls.get(state.history[i].call()))),
+                codex::view::Step::Remove(i) => repairs
+                    .orphan_outputs
+                    .push(IdRef::of(state.calls.get(state.history[i].call()))),
+                codex::view::Step::Keep(_) | codex::view::Step::Rewrite(_) => {}
+            }
+        }
+        for item in &state.history {
+            let (images, audio) = view.media_replaced(item);
+            repairs.images_replaced += images;
+            repairs.audio_replaced += audio;
+        }
         Report {
-            file,
-            thread_id: &state.session.thread_id,
-            cwd: state.session.cwd.as_deref(),
-            started: state.session.timestamp.as_deref(),
-            dialect: state.dialects.name(),
-            lines: state.lines,
-            blank_lines: state.blank_lines,
-            records: state.records,
-            parse_errors: state.error_lines.len() as u64,
-            error_lines: &state.error_lines,
-            errors: &state.errors,
-            torn_tail: state.torn_tail,
-            unknown_records: state.unknown_records.total,
-            unknown_record_kinds: &state.unknown_records.by_name,
-            unknown_events: state.unknown_events.total,
-            unknown_event_types: &state.unknown_events.by_name,
-            session_metas: state.session_metas,
-            history_items: state.history.len(),
+            file: &session.name,
+            thread_id: state.thread_id.as_deref(),
+            cwd: state.cwd.as_deref(),
+            started: state.started.as_deref(),
+            dialect: state.spellings.name(),
+            lines: f.lines,
+            blank_lines: f.blank_lines,
+            records: f.records,
+            parse_errors: f.parse_errors,
+            error_lines: ErrorLines(f),
+            errors: Errors(&f.errors),
+            torn_tail: f.torn_tail,
+            unknown_records: f.unknown_records.total,
+            unknown_record_kinds: &f.unknown_records.by_name,
+            codex_records: Some(CodexRecords {
+                unknown_events: state.unknown_events.total,
+                unknown_event_types: &state.unknown_events.by_name,
+                session_metas: state.session_metas,
+            }),
+            history_items: state.history.len() as u64,
             incomplete_turn: state.incomplete_turn.as_ref().map(TurnRef::from),
             incomplete_turn_id: state
                 .incomplete_turn
                 .as_ref()
                 .and_then(|t| t.turn_id.as_deref()),
-            abandoned_turns: state.abandoned_turns.iter().map(TurnRef::from).collect(),
-            completed_turns: state.completed_turns,
-            aborted_turns: state.aborted_turns,
-            compactions: state.compactions,
-            rollbacks: state.rollbacks,
-            repairs: Repairs {
-                missing_outputs: view.missing_outputs().map(CallIdRef::from).collect(),
-                orphan_outputs: view.orphan_outputs().map(CallIdRef::from).collect(),
-                images_replaced: view.images_replaced,
-                audio_replaced: view.audio_replaced,
-            },
+            codex_turns: Some(CodexTurns {
+                abandoned_turns: state.abandoned_turns.iter().map(TurnRef::from).collect(),
+                completed_turns: state.completed_turns,
+                aborted_turns: state.aborted_turns,
+                compactions: state.compactions,
+                rollbacks: state.rollbacks,
+            }),
+            repairs,
         }
+    }
+
+    /// Whether `--strict` fails on what was found.
+    pub fn fails_strict(&self) -> bool {
+        self.parse_errors > 0 || self.incomplete_turn.is_some()
     }
 }

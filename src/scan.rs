@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cli::{CodexHome, Input, Scan};
-use crate::exit::{Failure, Status};
-use crate::find::{self, Stamp};
+use crate::cli::Scan;
+use crate::exit::Failure;
+use crate::home::{self, CodexHome, Stamp};
 use crate::report::Report;
+use crate::session::{self, Input, Load};
 
 /// A rollout file found on disk, before it is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,46 +122,41 @@ pub fn roots(scan: &Scan, home: Option<&CodexHome>) -> Result<Vec<PathBuf>, Fail
             if let Err(e) = fs::metadata(dir) {
                 return Err(Failure::unusable(
                     &dir.display().to_string(),
-                    format!("cannot scan: {}", crate::io_reason(&e)),
+                    format!("cannot scan: {}", crate::source::io_reason(&e)),
                 ));
             }
         }
         return Ok(scan.dirs.clone());
     }
     let Some(home) = home else {
-        return Err(Failure {
-            status: Status::Unusable,
-            message: "no Codex home to scan: neither CODEX_HOME nor HOME is set (set one, or name \
-                      a DIR to scan)"
-                .into(),
-        });
+        return Err(Failure::general(
+            "no Codex home to scan: neither CODEX_HOME nor HOME is set (set one, or name a DIR \
+             to scan)",
+        ));
     };
     let roots: Vec<PathBuf> = [home.sessions(), home.archived()]
         .into_iter()
         .filter(|dir| dir.is_dir())
         .collect();
     if roots.is_empty() {
-        return Err(Failure {
-            status: Status::Unusable,
-            message: format!(
-                "no Codex sessions to scan: neither {} nor {} exists ({}); set CODEX_HOME, or \
-                 name a DIR to scan",
-                home.sessions().display(),
-                home.archived().display(),
-                home.origin(),
-            ),
-        });
+        return Err(Failure::general(format!(
+            "no Codex sessions to scan: neither {} nor {} exists ({}); set CODEX_HOME, or name a \
+             DIR to scan",
+            home.sessions().display(),
+            home.archived().display(),
+            home.origin(),
+        )));
     }
     Ok(roots)
 }
 
 /// Every rollout under `roots`, each once, newest first (ties by path). A root that is a file is
 /// taken whatever its name; in folders only `rollout-*.jsonl` files count.
-pub fn find(roots: &[PathBuf], warnings: &mut Vec<String>) -> Vec<Found> {
+pub fn files(roots: &[PathBuf], warnings: &mut Vec<String>) -> Vec<Found> {
     let mut paths = Vec::new();
     for root in roots {
         if root.is_dir() {
-            find::walk(root, &find::is_rollout_name, &mut paths, warnings);
+            home::walk(root, &home::is_rollout_name, &mut paths, warnings);
         } else {
             paths.push(root.clone());
         }
@@ -197,32 +193,33 @@ fn is_archived(path: &Path) -> bool {
         .is_some_and(|dir| dir.iter().any(|part| part == "archived_sessions"))
 }
 
-/// Replays every rollout, in parallel, into rows in the same order. For a progress bar, `read`
-/// hears the size of each chunk read, and `finished` each file done.
-pub fn replay(
+/// Replays every rollout, in parallel where threads can run, into rows in the same order. For a
+/// progress bar, `read` hears the size of each chunk read, and `finished` each file done.
+pub fn rows(
     found: Vec<Found>,
+    load: Load,
     read: &(dyn Fn(u64) + Sync),
     finished: &(dyn Fn() + Sync),
 ) -> Vec<Row> {
-    found
-        .into_par_iter()
-        .map(|found| {
-            let row = replay_one(found, read);
-            finished();
-            row
-        })
-        .collect()
+    let one = |found: Found| {
+        let row = row(found, load, read);
+        finished();
+        row
+    };
+    if load.threads {
+        found.into_par_iter().map(one).collect()
+    } else {
+        found.into_iter().map(one).collect()
+    }
 }
 
-fn replay_one(found: Found, read: &(dyn Fn(u64) + Sync)) -> Row {
-    let name = found.path.display().to_string();
-    // Only headers are kept: the scan prints no item.
+fn row(found: Found, load: Load, read: &(dyn Fn(u64) + Sync)) -> Row {
     let input = Input::Path(found.path.clone());
-    let outcome = match crate::load_reporting(&input, false, &mut |bytes| read(bytes)) {
-        Ok(state) => {
-            let report = Report::new(&name, &state);
+    let outcome = match session::load(&input, load, &mut |bytes| read(bytes)) {
+        Ok(session) => {
+            let report = Report::new(&session);
             Ok(Findings {
-                thread_id: report.thread_id.into(),
+                thread_id: report.thread_id.unwrap_or_default().into(),
                 cwd: report.cwd.map(Into::into),
                 started: report.started.map(Into::into),
                 parse_errors: report.parse_errors,
@@ -232,13 +229,7 @@ fn replay_one(found: Found, read: &(dyn Fn(u64) + Sync)) -> Row {
                 orphan_outputs: report.repairs.orphan_outputs.len(),
             })
         }
-        Err(failure) => {
-            let prefix = format!("{name}: ");
-            Err(match failure.message.strip_prefix(&prefix) {
-                Some(reason) => reason.to_string(),
-                None => failure.message,
-            })
-        }
+        Err(failure) => Err(failure.problem),
     };
     Row { found, outcome }
 }

@@ -1502,10 +1502,6 @@ mod props {
 
     use proptest::prelude::*;
     use proptest::test_runner::FileFailurePersistence;
-    use rollcall::cli::{Format, Job};
-    use rollcall::normalize::{self, Modalities};
-    use rollcall::replay::{self, ResumeState, Unusable};
-    use serde::de::IgnoredAny;
 
     const IDS: [&str; 5] = ["a", "b", "", r"\ud800", "c\\\"q"];
 
@@ -1641,134 +1637,8 @@ mod props {
             })
     }
 
-    /// Whether any line holds more than whitespace (SPEC §1), computed independently.
-    fn has_record_line(bytes: &[u8]) -> bool {
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        bytes
-            .iter()
-            .any(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c'))
-    }
-
-    fn without_text(mut state: ResumeState) -> ResumeState {
-        for item in &mut state.history {
-            item.text = None;
-        }
-        state
-    }
-
     fn pipeline(bytes: &[u8]) {
-        let replayed = replay::replay(bytes, true, &mut |_| {});
-        let headers = replay::replay(bytes, false, &mut |_| {});
-        let state = match (replayed, headers) {
-            (Ok(state), Ok(headers)) => {
-                assert_eq!(
-                    without_text(state.clone()),
-                    headers,
-                    "keep_text changes the fold"
-                );
-                state
-            }
-            (Err(replay::Error::Unusable(why)), Err(replay::Error::Unusable(same))) => {
-                assert_eq!(why, same);
-                assert_eq!(why == Unusable::Empty, !has_record_line(bytes), "{why}");
-                return;
-            }
-            (a, b) => panic!(
-                "replay disagrees with itself: {:?} / {:?}",
-                a.err(),
-                b.err()
-            ),
-        };
-        let errors = state.error_lines.len() as u64;
-        assert_eq!(state.records + errors + state.blank_lines, state.lines);
-        assert!(state.error_lines.is_sorted());
-        assert!(state.errors.len() as u64 <= errors);
-
-        let report = rollcall::report::Report::new("p.jsonl", &state);
-        let json = serde_json::to_value(&report).expect("report serializes");
-        assert_eq!(json["parse_errors"], errors);
-        assert_eq!(json["history_items"], state.history.len());
-
-        let all = [false, true];
-        for modalities in all
-            .map(|image| all.map(|audio| Modalities { image, audio }))
-            .concat()
-        {
-            let view = normalize::normalize(&state.history, modalities);
-            let entries: Vec<String> = view.entries().map(|(_, _, t)| t.into_owned()).collect();
-            for text in &entries {
-                let valid: Result<IgnoredAny, _> = serde_json::from_str(text);
-                assert!(valid.is_ok(), "not JSON: {text}");
-            }
-            // Normalizing the prompt view again changes nothing (SPEC §6.1).
-            let again: String =
-                std::iter::once(r#"{"type":"session_meta","thread_id":"t"}"#.to_string())
-                    .chain(
-                        entries
-                            .iter()
-                            .map(|e| format!(r#"{{"type":"item","item":{e}}}"#)),
-                    )
-                    .collect::<Vec<_>>()
-                    .join("\n");
-            let replayed = replay::replay(again.as_bytes(), true, &mut |_| {})
-                .unwrap_or_else(|e| panic!("{e:?}"));
-            let view = normalize::normalize(&replayed.history, modalities);
-            assert!(!view.changes_anything(), "not idempotent:\n{again}");
-
-            for job in [
-                Job::Diff { modalities },
-                Job::View {
-                    format: Format::Jsonl,
-                    modalities,
-                },
-                Job::View {
-                    format: Format::Json,
-                    modalities,
-                },
-                Job::View {
-                    format: Format::Text,
-                    modalities,
-                },
-            ] {
-                render(job, &state);
-            }
-        }
-        for job in [
-            Job::History,
-            Job::Report { json: false },
-            Job::Report { json: true },
-        ] {
-            render(job, &state);
-        }
-    }
-
-    fn render(job: Job, state: &ResumeState) {
-        let mut out = Vec::new();
-        rollcall::render::render(
-            job,
-            rollcall::render::Paint(false),
-            "p.jsonl",
-            state,
-            &mut out,
-        )
-        .unwrap_or_else(|e| panic!("{job:?}: {e}"));
-        let human = matches!(
-            job,
-            Job::Diff { .. }
-                | Job::Report { json: false }
-                | Job::View {
-                    format: Format::Text,
-                    ..
-                }
-        );
-        if human {
-            let text = String::from_utf8(out).expect("UTF-8");
-            assert_eq!(
-                text.chars().find(|&c| c.is_control() && c != '\n'),
-                None,
-                "{job:?}"
-            );
-        }
+        rollcall::testing::check_pipeline(bytes);
     }
 
     proptest! {

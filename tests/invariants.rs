@@ -6,9 +6,8 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use rollcall::item::{self, ItemKind, Parsed};
-use rollcall::normalize::{self, Modalities, Origin};
-use rollcall::replay::{self, ResumeState};
+use rollcall::{Format, Job, Loaded, Modalities, ViewSettings};
+use serde_json::Value;
 
 /// One generated item, as JSON text with varied spelling.
 fn item_text() -> impl Strategy<Value = String> {
@@ -73,49 +72,71 @@ fn modalities() -> impl Strategy<Value = Modalities> {
     (any::<bool>(), any::<bool>()).prop_map(|(image, audio)| Modalities { image, audio })
 }
 
-/// Replays a mini-dialect rollout holding `items`.
-fn replay_items(items: &[String]) -> ResumeState {
+/// The prompt view of a mini-dialect rollout holding `items`, one JSON text per entry.
+fn view_of(items: &[String], modalities: Modalities) -> Vec<String> {
     let mut rollout = String::from("{\"type\":\"session_meta\",\"thread_id\":\"t\"}\n");
     for item in items {
         rollout.push_str(&format!("{{\"type\":\"item\",\"item\":{item}}}\n"));
     }
-    replay::replay(rollout.as_bytes(), true, &mut |_| {}).expect("usable rollout")
-}
-
-fn view_texts(state: &ResumeState, modalities: Modalities) -> Vec<String> {
-    let view = normalize::normalize(&state.history, modalities);
-    view.entries()
-        .map(|(_, _, text)| text.into_owned())
+    let session = Loaded::from_bytes(rollout.as_bytes()).expect("usable rollout");
+    let mut out = Vec::new();
+    let job = Job::View {
+        format: Format::Jsonl,
+        settings: ViewSettings { modalities },
+    };
+    session.render(job, &mut out).expect("rendered");
+    String::from_utf8(out)
+        .expect("UTF-8")
+        .lines()
+        .map(String::from)
         .collect()
 }
 
-/// Call ids of calls and outputs, per family (0 function, 1 custom, 2 tool search).
-fn pairing(texts: &[String]) -> ([HashSet<String>; 3], [HashSet<String>; 3], usize) {
+/// An item's pairing facts, read independently with serde_json: (family, side, string call id,
+/// server tool search). Family 0 function, 1 custom, 2 tool search; side true for calls.
+fn pairing_of(text: &str) -> Option<(usize, bool, Option<String>, bool)> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let (family, call) = match v["type"].as_str()? {
+        "function_call" | "local_shell_call" => (0, true),
+        "custom_tool_call" => (1, true),
+        "tool_search_call" => (2, true),
+        "function_call_output" => (0, false),
+        "custom_tool_call_output" => (1, false),
+        "tool_search_output" => (2, false),
+        _ => return None,
+    };
+    let id = v["call_id"].as_str().map(String::from);
+    Some((family, call, id, v["execution"] == "server"))
+}
+
+/// Call ids of calls and outputs, per family.
+fn pairing(texts: &[String]) -> ([HashSet<String>; 3], [HashSet<String>; 3]) {
     let mut calls: [HashSet<String>; 3] = Default::default();
     let mut outputs: [HashSet<String>; 3] = Default::default();
-    let mut server = 0;
     for text in texts {
-        let Parsed::Item(item) = item::parse(text, false) else {
-            continue;
-        };
-        let Some(id) = item.call_id.as_str().map(String::from) else {
-            continue;
-        };
-        match item.kind {
-            ItemKind::FunctionCall | ItemKind::LocalShellCall => calls[0].insert(id),
-            ItemKind::CustomToolCall => calls[1].insert(id),
-            ItemKind::ToolSearchCall => calls[2].insert(id),
-            ItemKind::FunctionCallOutput => outputs[0].insert(id),
-            ItemKind::CustomToolCallOutput => outputs[1].insert(id),
-            ItemKind::ToolSearchOutput if item.server_execution => {
-                server += 1;
-                outputs[2].insert(id)
+        if let Some((family, call, Some(id), _)) = pairing_of(text) {
+            if call {
+                calls[family].insert(id);
+            } else {
+                outputs[family].insert(id);
             }
-            ItemKind::ToolSearchOutput => outputs[2].insert(id),
-            _ => false,
-        };
+        }
     }
-    (calls, outputs, server)
+    (calls, outputs)
+}
+
+/// Whether the view changes this item's media for `m`, decided independently.
+fn media_changed(text: &str, m: Modalities) -> bool {
+    let v: Value = serde_json::from_str(text).expect("generated JSON");
+    let parts = match v["type"].as_str() {
+        Some("message") => v["content"].as_array(),
+        Some("function_call_output" | "custom_tool_call_output") => v["output"].as_array(),
+        Some("image_generation_call") => return !m.image && v["result"] != "",
+        _ => None,
+    };
+    parts.into_iter().flatten().any(|p| {
+        (p["type"] == "input_image" && !m.image) || (p["type"] == "input_audio" && !m.audio)
+    })
 }
 
 proptest! {
@@ -126,23 +147,17 @@ proptest! {
         items in prop::collection::vec(item_text(), 0..40),
         modalities in modalities(),
     ) {
-        let state = replay_items(&items);
-        let texts = view_texts(&state, modalities);
-        let (calls, outputs, _) = pairing(&texts);
+        let texts = view_of(&items, modalities);
+        let (calls, outputs) = pairing(&texts);
         for family in 0..3 {
             for id in &calls[family] {
                 prop_assert!(outputs[family].contains(id), "call {id} unanswered in {texts:#?}");
             }
         }
         for text in &texts {
-            let Parsed::Item(item) = item::parse(text, false) else { continue };
-            let (Some(id), family) = (item.call_id.as_str(), match item.kind {
-                ItemKind::FunctionCallOutput => 0,
-                ItemKind::CustomToolCallOutput => 1,
-                ItemKind::ToolSearchOutput if !item.server_execution => 2,
-                _ => continue,
-            }) else { continue };
-            prop_assert!(calls[family].contains(id), "orphan {id} kept in {texts:#?}");
+            let Some((family, false, Some(id), server)) = pairing_of(text) else { continue };
+            if family == 2 && server { continue }
+            prop_assert!(calls[family].contains(&id), "orphan {id} kept in {texts:#?}");
         }
     }
 
@@ -151,31 +166,31 @@ proptest! {
         items in prop::collection::vec(item_text(), 0..40),
         modalities in modalities(),
     ) {
-        let state = replay_items(&items);
-        let view = normalize::normalize(&state.history, modalities);
-        let kept: Vec<String> = view
-            .entries()
-            .filter(|(_, origin, _)| *origin == Origin::Kept)
-            .map(|(_, _, text)| text.into_owned())
-            .collect();
-        // Kept entries are a subsequence of the source items, byte for byte.
-        let mut source = items.iter();
-        for text in &kept {
-            prop_assert!(source.any(|s| s == text), "{text} out of order or changed");
-        }
-        // Everything that is not inserted comes from the history in order, minus the orphans.
-        let from_history: Vec<usize> = view
-            .steps
+        let texts = view_of(&items, modalities);
+        let (calls, _) = pairing(&items);
+        // What the passes leave alone, decided independently: neither an orphan nor rewritten.
+        let untouched: Vec<&String> = items
             .iter()
-            .filter_map(|step| match step {
-                normalize::Step::Keep(i) | normalize::Step::Rewrite(i) => Some(*i),
-                normalize::Step::Insert(..) => None,
+            .filter(|text| {
+                let orphan = match pairing_of(text) {
+                    Some((family, false, Some(id), server)) => {
+                        let server_search = family == 2 && server;
+                        !server_search && !calls[family].contains(&id)
+                    }
+                    Some((_, false, None, _)) => {
+                        let v: Value = serde_json::from_str(text).expect("JSON");
+                        !v["call_id"].is_null()
+                    }
+                    _ => false,
+                };
+                !orphan && !media_changed(text, modalities)
             })
             .collect();
-        let expected: Vec<usize> = (0..state.history.len())
-            .filter(|i| !view.removed.contains(i))
-            .collect();
-        prop_assert_eq!(from_history, expected);
+        // They appear in the view in order, byte for byte.
+        let mut view = texts.iter();
+        for text in &untouched {
+            prop_assert!(view.any(|v| v == *text), "{text} out of order or changed in {texts:#?}");
+        }
     }
 
     #[test]
@@ -183,11 +198,9 @@ proptest! {
         items in prop::collection::vec(item_text(), 0..40),
         modalities in modalities(),
     ) {
-        let once = view_texts(&replay_items(&items), modalities);
-        let twice = view_texts(&replay_items(&once), modalities);
+        let once = view_of(&items, modalities);
+        let twice = view_of(&once, modalities);
         prop_assert_eq!(&once, &twice);
-        let state = replay_items(&once);
-        prop_assert!(!normalize::normalize(&state.history, modalities).changes_anything());
     }
 
     #[test]
@@ -195,13 +208,12 @@ proptest! {
         items in prop::collection::vec(item_text(), 0..40),
         modalities in modalities(),
     ) {
-        let state = replay_items(&items);
-        prop_assert_eq!(view_texts(&state, modalities), view_texts(&replay_items(&items), modalities));
+        prop_assert_eq!(view_of(&items, modalities), view_of(&items, modalities));
     }
 }
 
-/// A history of n unanswered calls and n orphans: the view holds exactly one entry per call,
-/// output and insertion — its size is linear, whatever the mix.
+/// A history of n unanswered calls and n orphans: the view holds exactly one entry per call and
+/// insertion, the orphans gone. Its size is linear, whatever the mix.
 #[test]
 fn view_size_is_linear_in_the_history() {
     for n in [1_000usize, 4_000, 16_000] {
@@ -214,11 +226,12 @@ fn view_size_is_linear_in_the_history() {
                 r#"{{"type":"function_call_output","call_id":"gone{i}","output":"x"}}"#
             ));
         }
-        let state = replay_items(&items);
-        let view = normalize::normalize(&state.history, Modalities::default());
-        assert_eq!(view.steps.len(), 2 * n, "n calls + n inserted outputs");
-        assert_eq!(view.removed.len(), n);
-        assert_eq!(view.missing_outputs().count(), n);
-        assert_eq!(view.orphan_outputs().count(), n);
+        let view = view_of(&items, Modalities::default());
+        assert_eq!(view.len(), 2 * n, "n calls + n inserted outputs");
+        let aborted = view
+            .iter()
+            .filter(|t| t.ends_with(r#""output":"aborted"}"#))
+            .count();
+        assert_eq!(aborted, n);
     }
 }

@@ -1,5 +1,6 @@
 //! Rendering: one module per output format, chosen once from the resolved config. Renderers
-//! write to a `Write`; nothing here prints directly.
+//! write to a `Write` and print what the view and the report say; nothing here re-derives a rule
+//! or prints directly.
 
 mod diff;
 mod report;
@@ -7,50 +8,87 @@ mod scan;
 mod text;
 mod view;
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::cli::{self, Format, Job};
-use crate::normalize;
-use crate::replay::ResumeState;
-use crate::scan::Row;
+use serde_json::Value;
+use serde_json::value::RawValue;
 
-/// Writes what `job` asks for about `state` (read from the input called `name`).
-pub fn render(
+use crate::cli::{Format, Job, ViewSettings};
+use crate::codex;
+use crate::json;
+use crate::session::{Session, State};
+use crate::source::SpanReader;
+
+pub(crate) use scan::{jsonl as scan_jsonl, table as scan_table};
+
+/// Writes what `job` asks for about `session`.
+pub(crate) fn render(
     job: Job,
     paint: Paint,
-    name: &str,
-    state: &ResumeState,
+    session: &Session,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    let mut reader = SpanReader::new(&session.sources);
     match job {
-        Job::History => view::history_jsonl(state, out),
-        Job::Report { json: true } => report::json(name, state, out),
-        Job::Report { json: false } => report::human(name, state, paint, out),
-        Job::View { format, modalities } => {
-            let view = normalize::normalize(&state.history, modalities);
+        Job::History => history(session, &mut reader, out),
+        Job::Report { json: true } => report::json(session, out),
+        Job::Report { json: false } => report::human(session, paint, out),
+        Job::View { format, settings } => {
+            let State::Codex(state) = &session.state;
+            let view = codex_view(state, settings);
             match format {
-                Format::Jsonl => view::jsonl(&view, out),
-                Format::Json => view::json_array(&view, out),
-                Format::Text => text::transcript(&view, paint, out),
+                Format::Jsonl => view::jsonl(&view, &mut reader, out),
+                Format::Json => view::json_array(&view, &mut reader, out),
+                Format::Text => text::transcript(&view, &mut reader, paint, out),
             }
         }
-        Job::Diff { modalities } => {
-            let view = normalize::normalize(&state.history, modalities);
-            diff::write(name, &view, paint, out)
+        Job::Diff { settings } => {
+            let State::Codex(state) = &session.state;
+            let view = codex_view(state, settings);
+            diff::write(&session.name, &view, &mut reader, paint, out)
         }
     }
 }
 
-/// Writes the rows of a scan, all of them or only those with a finding, as `scan` asks.
-pub fn scan(rows: &[Row], scan: &cli::Scan, paint: Paint, out: &mut impl Write) -> io::Result<()> {
-    let shown = rows
-        .iter()
-        .filter(|row| !scan.problems || row.health().is_problem());
-    if scan.json {
-        scan::jsonl(shown, out)
-    } else {
-        scan::table(shown, rows, paint, out)
+fn codex_view(state: &codex::State, settings: ViewSettings) -> codex::view::View<'_> {
+    codex::view::View::new(state, settings.modalities)
+}
+
+/// The resume state's history, one entry per line, as the log has it.
+fn history(session: &Session, reader: &mut SpanReader<'_>, out: &mut impl Write) -> io::Result<()> {
+    let State::Codex(state) = &session.state;
+    let view = codex::view::View::new(state, codex::view::Modalities::default());
+    let mut text = Vec::new();
+    for item in &state.history {
+        view.item_text(*item, reader, &mut text)?;
+        out.write_all(&text)?;
+        out.write_all(b"\n")?;
     }
+    Ok(())
+}
+
+/// Shown for a member nested deeper than serde_json decodes (its limit is 128 levels).
+const TOO_DEEP: &str = "[nested too deep to show]";
+
+/// A view entry as a `Value` to describe. Valid JSON that serde_json will not decode in full still
+/// shows its type and ids: lone surrogates read as U+FFFD, and a member nested too deep is shown
+/// as [`TOO_DEEP`].
+pub(crate) fn decode_json(text: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(text);
+    let text = json::lone_surrogates_replaced(&text);
+    if let Ok(item) = serde_json::from_str(&text) {
+        return item;
+    }
+    // Raw members are skipped over without recursion, so only the deep ones are lost.
+    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(&text) else {
+        return Value::Null;
+    };
+    let members = members.into_iter().map(|(key, raw)| {
+        let value = serde_json::from_str(raw.get()).unwrap_or_else(|_| TOO_DEEP.into());
+        (key, value)
+    });
+    Value::Object(members.collect())
 }
 
 /// `one` or `many`, as `n` asks.
@@ -60,7 +98,7 @@ pub(crate) fn plural(n: impl Into<u64>, one: &'static str, many: &'static str) -
 
 /// ANSI colour for human output, or nothing.
 #[derive(Debug, Clone, Copy)]
-pub struct Paint(pub bool);
+pub(crate) struct Paint(pub bool);
 
 impl Paint {
     pub fn bold(self, text: &str) -> String {
@@ -85,5 +123,22 @@ impl Paint {
         } else {
             text.to_string()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_serde_json_cannot_decode_still_show_their_type() {
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        let item = decode_json(
+            format!(r#"{{"type":"function_call","call_id":"\udfff","x":{deep}}}"#).as_bytes(),
+        );
+        assert_eq!(
+            item,
+            serde_json::json!({"type": "function_call", "call_id": "\u{fffd}", "x": TOO_DEEP})
+        );
     }
 }

@@ -7,21 +7,21 @@ use super::{Paint, plural};
 use serde::Serialize;
 
 use crate::escape::{self, escape};
-use crate::replay::ResumeState;
 use crate::report::{Report, TurnRef};
+use crate::session::Session;
 
 /// How many entries of a long list the human report shows before "… and N more".
 const SHOWN: usize = 20;
 
-pub fn json(name: &str, state: &ResumeState, out: &mut impl Write) -> io::Result<()> {
+pub(super) fn json(session: &Session, out: &mut impl Write) -> io::Result<()> {
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, TerminalSafe);
-    Report::new(name, state).serialize(&mut serializer)?;
+    Report::new(session).serialize(&mut serializer)?;
     out.write_all(b"\n")
 }
 
 /// Compact JSON that also escapes what serde_json leaves raw but a terminal would act on
 /// (DEL, C1 controls, bidirectional overrides), so the report is safe to print as it is.
-pub(super) struct TerminalSafe;
+pub(crate) struct TerminalSafe;
 
 impl serde_json::ser::Formatter for TerminalSafe {
     fn write_string_fragment<W: ?Sized + Write>(
@@ -41,13 +41,8 @@ impl serde_json::ser::Formatter for TerminalSafe {
     }
 }
 
-pub fn human(
-    name: &str,
-    state: &ResumeState,
-    paint: Paint,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    let r = Report::new(name, state);
+pub(super) fn human(session: &Session, paint: Paint, out: &mut impl Write) -> io::Result<()> {
+    let r = Report::new(session);
     // Padded before it is painted: escape codes have width in format!'s eyes, not on screen.
     let row = |out: &mut dyn Write, label: &str, value: &str| {
         writeln!(out, "{}{value}", paint.bold(&format!("{label:<17}")))
@@ -55,7 +50,7 @@ pub fn human(
     let none = paint.dim("none");
 
     row(out, "rollout", &escape(r.file))?;
-    row(out, "thread", &escape(r.thread_id))?;
+    row(out, "thread", &escape(r.thread_id.unwrap_or("-")))?;
     if let Some(cwd) = r.cwd {
         row(out, "working dir", &escape(cwd))?;
     }
@@ -81,12 +76,17 @@ pub fn human(
         paint.red(&r.parse_errors.to_string())
     };
     row(out, "parse errors", &errors)?;
-    for e in r.errors.iter().take(SHOWN) {
-        writeln!(out, "  line {:<8} {}", e.line, escape(&e.reason))?;
+    for e in r.errors.0.iter().take(SHOWN) {
+        writeln!(
+            out,
+            "  line {:<8} {}",
+            e.line,
+            escape(&e.reason.to_string())
+        )?;
     }
     more(out, r.parse_errors, SHOWN)?;
     if r.torn_tail {
-        let last = r.error_lines.last().copied().unwrap_or_default();
+        let last = r.error_lines.0.error_runs.last().map_or(0, |&(_, end)| end);
         row(
             out,
             "torn tail",
@@ -98,19 +98,21 @@ pub fn human(
         "unknown records",
         &tally(r.unknown_records, r.unknown_record_kinds, &none),
     )?;
-    row(
-        out,
-        "unknown events",
-        &tally(r.unknown_events, r.unknown_event_types, &none),
-    )?;
-    if r.session_metas > 1 {
+    if let Some(c) = &r.codex_records {
         row(
             out,
-            "session metas",
-            &format!("{} (the first one names the thread)", r.session_metas),
+            "unknown events",
+            &tally(c.unknown_events, c.unknown_event_types, &none),
         )?;
+        if c.session_metas > 1 {
+            row(
+                out,
+                "session metas",
+                &format!("{} (the first one names the thread)", c.session_metas),
+            )?;
+        }
     }
-    let items = r.history_items as u64;
+    let items = r.history_items;
     row(
         out,
         "history",
@@ -121,26 +123,28 @@ pub fn human(
         None => none.clone(),
     };
     row(out, "incomplete turn", &incomplete)?;
-    let abandoned = if r.abandoned_turns.is_empty() {
-        none.clone()
-    } else {
-        r.abandoned_turns.len().to_string()
-    };
-    row(out, "abandoned turns", &abandoned)?;
-    for turn in r.abandoned_turns.iter().take(SHOWN) {
-        writeln!(out, "  {}", turn_text(turn))?;
+    if let Some(t) = &r.codex_turns {
+        let abandoned = if t.abandoned_turns.is_empty() {
+            none.clone()
+        } else {
+            t.abandoned_turns.len().to_string()
+        };
+        row(out, "abandoned turns", &abandoned)?;
+        for turn in t.abandoned_turns.iter().take(SHOWN) {
+            writeln!(out, "  {}", turn_text(turn))?;
+        }
+        more(out, t.abandoned_turns.len() as u64, SHOWN)?;
+        row(
+            out,
+            "turns",
+            &format!(
+                "{} completed, {} aborted",
+                t.completed_turns, t.aborted_turns
+            ),
+        )?;
+        row(out, "compactions", &t.compactions.to_string())?;
+        row(out, "rollbacks", &t.rollbacks.to_string())?;
     }
-    more(out, r.abandoned_turns.len() as u64, SHOWN)?;
-    row(
-        out,
-        "turns",
-        &format!(
-            "{} completed, {} aborted",
-            r.completed_turns, r.aborted_turns
-        ),
-    )?;
-    row(out, "compactions", &r.compactions.to_string())?;
-    row(out, "rollbacks", &r.rollbacks.to_string())?;
 
     let repairs = &r.repairs;
     let missing = repairs.missing_outputs.len();
@@ -165,7 +169,7 @@ pub fn human(
         ("orphan output", &repairs.orphan_outputs),
     ] {
         for id in ids.iter().take(SHOWN) {
-            writeln!(out, "  {label:<15}call_id {}", escape(id.text()))?;
+            writeln!(out, "  {label:<15}call_id {}", escape(&id.text()))?;
         }
         more(out, ids.len() as u64, SHOWN)?;
     }

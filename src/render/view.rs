@@ -1,34 +1,35 @@
-//! Item lists as JSON: the replayed history and the prompt view, each item as its exact text.
+//! A prompt view as JSON: one entry per line (JSONL), or one indented array; each entry printed as
+//! its exact text.
 
 use std::io::{self, Write};
 
-use crate::normalize::PromptView;
-use crate::replay::ResumeState;
+use crate::source::SpanReader;
+use crate::view::PromptView;
 
-pub fn history_jsonl(state: &ResumeState, out: &mut impl Write) -> io::Result<()> {
-    for item in &state.history {
-        out.write_all(item.text.as_deref().unwrap_or_default().as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    Ok(())
+pub(super) fn jsonl(
+    view: &impl PromptView,
+    reader: &mut SpanReader<'_>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    view.entries(reader, &mut |entry| {
+        out.write_all(entry.text)?;
+        out.write_all(b"\n")
+    })
 }
 
-pub fn jsonl(view: &PromptView<'_>, out: &mut impl Write) -> io::Result<()> {
-    for (_, _, text) in view.entries() {
-        out.write_all(text.as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    Ok(())
-}
-
-/// One indented array; each item stays exactly as it was (its inner spacing is not redone).
-pub fn json_array(view: &PromptView<'_>, out: &mut impl Write) -> io::Result<()> {
+/// One indented array; each entry stays exactly as it was (its inner spacing is not redone).
+pub(super) fn json_array(
+    view: &impl PromptView,
+    reader: &mut SpanReader<'_>,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let mut first = true;
     out.write_all(b"[")?;
-    for (_, _, text) in view.entries() {
+    view.entries(reader, &mut |entry| {
         out.write_all(if first { b"\n  " } else { b",\n  " })?;
-        out.write_all(text.as_bytes())?;
+        out.write_all(entry.text)?;
         first = false;
-    }
+        Ok(())
+    })?;
     out.write_all(if first { b"]\n" } else { b"\n]\n" })
 }

@@ -1,5 +1,5 @@
-//! Rollout files on disk: walking session folders for `rollout-*.jsonl`, reading the time in a
-//! rollout's file name, and finding a thread's rollout by its id under the Codex home.
+//! Session files on disk: the agents' home folders, walking them for session files, reading the
+//! time in a rollout's file name, and finding a session by its id.
 
 use std::fmt;
 use std::fs;
@@ -8,8 +8,56 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
-use crate::cli::{CodexHome, Input};
-use crate::exit::{Failure, Status};
+use std::ffi::OsString;
+
+use crate::exit::Failure;
+use crate::session::Input;
+
+/// Codex's home folder (`$CODEX_HOME`, else `~/.codex`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodexHome {
+    pub dir: PathBuf,
+    /// Whether it came from CODEX_HOME (else from HOME), for messages.
+    pub from_env: bool,
+}
+
+impl CodexHome {
+    /// Where Codex writes live sessions.
+    pub fn sessions(&self) -> PathBuf {
+        self.dir.join("sessions")
+    }
+
+    /// Where Codex moves archived sessions.
+    pub fn archived(&self) -> PathBuf {
+        self.dir.join("archived_sessions")
+    }
+
+    /// Where the folder came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
+    pub fn origin(&self) -> String {
+        if self.from_env {
+            format!("CODEX_HOME={}", self.dir.display())
+        } else {
+            format!("CODEX_HOME is not set; ~/.codex is {}", self.dir.display())
+        }
+    }
+
+    pub(crate) fn from_env(
+        codex_home: Option<OsString>,
+        home: Option<OsString>,
+    ) -> Option<CodexHome> {
+        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
+        if let Some(dir) = set(&codex_home) {
+            return Some(CodexHome {
+                dir,
+                from_env: true,
+            });
+        }
+        set(&home).map(|home| CodexHome {
+            dir: home.join(".codex"),
+            from_env: false,
+        })
+    }
+}
 
 /// A point in time as seconds since 1970-01-01 00:00:00 on the clock it was read from: the local
 /// time Codex writes into file names, or UTC for a modification time. Orders rollouts.
@@ -131,7 +179,7 @@ pub fn walk(
                 warnings.push(format!(
                     "{}: cannot read folder: {} (skipped)",
                     folder.display(),
-                    crate::io_reason(&e)
+                    crate::source::io_reason(&e)
                 ));
                 continue;
             }
@@ -169,10 +217,7 @@ pub fn resolve(input: &Input, home: Option<&CodexHome>) -> Result<Input, Failure
         return Ok(input.clone());
     };
     let name = path.display().to_string();
-    let fail = |message: String| Failure {
-        status: Status::Unusable,
-        message: format!("{name}: {message}"),
-    };
+    let fail = |message: String| Failure::unusable(&name, message);
     let Some(home) = home else {
         return Err(fail(
             "no such file, and no Codex home to look the thread id up in (set CODEX_HOME or HOME)"
@@ -216,6 +261,28 @@ pub fn resolve(input: &Input, home: Option<&CodexHome>) -> Result<Input, Failure
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codex_home_comes_from_codex_home_then_home() {
+        let os = |s: &str| Some(OsString::from(s));
+        let home = |dir: &str, from_env| {
+            Some(CodexHome {
+                dir: dir.into(),
+                from_env,
+            })
+        };
+        assert_eq!(CodexHome::from_env(os("/c"), os("/h")), home("/c", true));
+        assert_eq!(
+            CodexHome::from_env(os(""), os("/h")),
+            home("/h/.codex", false)
+        );
+        assert_eq!(
+            CodexHome::from_env(None, os("/h")),
+            home("/h/.codex", false)
+        );
+        assert_eq!(CodexHome::from_env(None, os("")), None);
+        assert_eq!(CodexHome::from_env(None, None), None);
+    }
 
     #[test]
     fn reads_the_time_in_codex_file_names() {

@@ -1,0 +1,132 @@
+//! The table of call ids: each distinct `call_id` stored once, items refer to it by index
+//! ([`CallKey`]). Strings are compared by their decoded bytes, lone surrogates kept apart (see
+//! `json::decode_key`); any other JSON value is kept as its text and pairs with nothing.
+
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+use super::item::CallKey;
+use crate::json;
+
+/// Interned byte strings: one arena, one hash table of indices into it.
+#[derive(Debug, Default)]
+struct Strings {
+    bytes: Vec<u8>,
+    ends: Vec<u64>,
+    table: HashTable<u32>,
+}
+
+/// The `i`th string of an arena whose strings end at `ends`.
+fn nth<'a>(bytes: &'a [u8], ends: &[u64], i: u32) -> &'a [u8] {
+    let i = i as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &bytes[start..ends[i] as usize]
+}
+
+impl Strings {
+    fn get(&self, index: u32) -> &[u8] {
+        nth(&self.bytes, &self.ends, index)
+    }
+
+    fn intern(&mut self, key: &[u8], hasher: &std::hash::RandomState) -> u32 {
+        let hash = hasher.hash_one(key);
+        let Strings { bytes, ends, table } = self;
+        if let Some(&index) = table.find(hash, |&i| nth(bytes, ends, i) == key) {
+            return index;
+        }
+        let index = ends.len() as u32;
+        bytes.extend_from_slice(key);
+        ends.push(bytes.len() as u64);
+        table.insert_unique(hash, index, |&i| hasher.hash_one(nth(bytes, ends, i)));
+        index
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct CallIds {
+    strings: Strings,
+    others: Strings,
+    hasher: std::hash::RandomState,
+}
+
+impl CallIds {
+    /// The key of a `call_id` given as its raw JSON (absent: none).
+    pub fn key(&mut self, raw: Option<&[u8]>) -> CallKey {
+        let Some(raw) = raw.and_then(|raw| std::str::from_utf8(raw).ok()) else {
+            return CallKey::NONE;
+        };
+        if raw == "null" {
+            return CallKey::NONE;
+        }
+        match json::decode_key(raw) {
+            Some(key) => CallKey::string(self.strings.intern(&key, &self.hasher)),
+            None => CallKey::other(self.others.intern(raw.as_bytes(), &self.hasher)),
+        }
+    }
+
+    /// How many distinct string ids there are (the range of [`CallKey::pairing`]).
+    pub fn strings(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// What a key stands for.
+    pub fn get(&self, key: CallKey) -> CallId<'_> {
+        if key.is_none() {
+            return CallId::None;
+        }
+        match key.pairing() {
+            Some(index) => CallId::Str(self.strings.get(index)),
+            None => CallId::Other(self.others.get((key.0 & !CallKey::OTHER) - 1)),
+        }
+    }
+}
+
+/// A call id as the report shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallId<'a> {
+    None,
+    /// The decoded key of a string (WTF-8 where it held a lone surrogate).
+    Str(&'a [u8]),
+    /// The raw JSON text of any other value.
+    Other(&'a [u8]),
+}
+
+impl CallId<'_> {
+    /// As text: a string decoded (U+FFFD for a lone surrogate), any other value as its JSON.
+    pub fn text(self) -> String {
+        match self {
+            CallId::None => "null".into(),
+            CallId::Str(key) => json::lossy_key(key),
+            CallId::Other(raw) => String::from_utf8_lossy(raw).into_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_interned_by_their_decoded_text() {
+        let mut ids = CallIds::default();
+        let a = ids.key(Some(br#""c1""#));
+        assert_eq!(ids.key(Some(br#""c\u0031""#)), a);
+        let b = ids.key(Some(br#""c2""#));
+        assert_ne!(a, b);
+        assert_eq!(ids.key(Some(b"null")), CallKey::NONE);
+        assert_eq!(ids.key(None), CallKey::NONE);
+        let n = ids.key(Some(b"7"));
+        assert_eq!(n.pairing(), None);
+        assert_eq!(ids.get(n), CallId::Other(b"7"));
+        assert_eq!(ids.get(a).text(), "c1");
+        assert_eq!(ids.strings(), 2);
+        let lone = ids.key(Some(br#""\ud800""#));
+        assert_ne!(lone, ids.key(Some("\"\u{10F000}\"".as_bytes())));
+        assert_eq!(ids.get(lone).text(), "\u{FFFD}");
+    }
+}

@@ -1,0 +1,16 @@
+//! The Codex CLI's rules, in one place: what a rollout record is (`record`, `item`, `parts`), how
+//! replay folds records into the history Codex resumes from (`fold`, `turns`), and the prompt view
+//! the Responses API is sent (`view`), with Codex's words for people (`words`). The mini teaching
+//! dialect is a second spelling of the same records and lives here too.
+
+pub(crate) mod calls;
+pub(crate) mod events;
+pub(crate) mod fold;
+pub(crate) mod item;
+pub(crate) mod parts;
+pub(crate) mod record;
+pub(crate) mod turns;
+pub(crate) mod view;
+pub(crate) mod words;
+
+pub(crate) use fold::State;

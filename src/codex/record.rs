@@ -1,0 +1,545 @@
+//! Codex records: one rollout line classified into a record kind (SPEC §2, §3, §9), in either
+//! spelling of the envelope era (Codex's `{"type":KIND,"payload":{…}}` and the flat mini dialect)
+//! or in the pre-envelope spelling of 2025. Pure: runs on the thread pool.
+
+use std::ops::Range;
+
+use super::item::{self, Fields, Flags, Form, Item, ItemKind};
+use super::parts;
+use crate::findings::ParseError;
+use crate::json::{self, Parser};
+use crate::source::Span;
+
+/// Which spelling a record was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    /// `{"timestamp":…,"type":KIND,"payload":{…}}`, as the Codex CLI writes.
+    Codex,
+    /// The flat teaching format, with no `payload`.
+    Mini,
+    /// The 2025 format before the envelope: a bare session object, then bare items.
+    Codex2025,
+}
+
+/// An item as classified, before the fold gives it its source and call key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NewItem {
+    pub item: Item,
+    /// The raw JSON of its `call_id`, for a call or output that has one.
+    pub call_id: Option<Span>,
+}
+
+/// The first `session_meta` decides the thread; later ones are counted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Meta {
+    /// The raw JSON strings of the thread id, working directory and start time.
+    pub thread_id: Span,
+    pub cwd: Option<Span>,
+    pub timestamp: Option<Span>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Record {
+    SessionMeta(Meta),
+    /// An item to append; `None` when §4 filters it out.
+    Item(Option<NewItem>),
+    /// History replaced by a compaction's `replacement_history` (already filtered).
+    Compacted(Vec<NewItem>),
+    /// A compaction without `replacement_history`; the span is its raw `message` string.
+    LegacyCompaction(Span),
+    /// The mini dialect's rollback: history replaced outright.
+    RolledBack(Vec<NewItem>),
+    /// Codex's `thread_rolled_back` with `num_turns` > 0.
+    DropTurns(u64),
+    /// The raw turn id, if any.
+    TurnStarted(Option<Span>),
+    TurnEnded {
+        turn_id: Option<Span>,
+        aborted: bool,
+    },
+    /// A record kind with no effect on history (`turn_context`, a 2025 state line, …).
+    Context,
+    /// A known event that does not change history, or a rollback whose `num_turns` is not a
+    /// positive integer.
+    Event,
+    /// The raw name of an event type rollcall does not know.
+    UnknownEvent(Span),
+    /// The raw name of a record kind rollcall does not know.
+    Unknown(Span),
+}
+
+/// A classified line: its record, and the spelling it was written in (`None` for an unknown).
+pub(crate) type Classified = (Option<Spelling>, Record);
+
+/// The classifier for one file: the pre-envelope spelling is a property of the whole file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Classifier {
+    pub pre_envelope: bool,
+}
+
+impl crate::pipeline::Classify for Classifier {
+    type Record = Classified;
+
+    fn classify(&self, line: &[u8], at: u64) -> Result<Classified, ParseError> {
+        parse(line, at, self.pre_envelope)
+    }
+}
+
+/// Validates a line and reads its top-level members (and those of its `payload` or `item`).
+fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseError> {
+    let text = utf8(line)?;
+    let mut p = Parser::new(text);
+    let invalid = |e: json::Error| ParseError::InvalidJson {
+        at: e.at,
+        what: e.what,
+    };
+    if p.peek() != Some(b'{') {
+        p.value().and_then(|_| p.end()).map_err(invalid)?;
+        return Err(ParseError::NotObject);
+    }
+    let mut top = Fields::default();
+    let mut payload = None;
+    let mut nested_item = None;
+    let mut record_type = None;
+    let whole = p
+        .object(|p, key| match &*item::key_name(key) {
+            "payload" => {
+                payload = Some(Nested::read(p)?);
+                Ok(true)
+            }
+            "item" => {
+                nested_item = Some(Nested::read(p)?);
+                Ok(true)
+            }
+            "record_type" if pre_envelope => {
+                record_type = Some(p.value()?);
+                Ok(true)
+            }
+            _ => top.member(p, key),
+        })
+        .and_then(|r| p.end().map(|()| r))
+        .map_err(invalid)?;
+    let line = Line {
+        text,
+        at,
+        top,
+        payload,
+        item: nested_item,
+    };
+    if pre_envelope {
+        return line.classify_2025(record_type, whole);
+    }
+    let Some(kind) = item::string(text, &line.top.kind) else {
+        return Err(ParseError::NoType);
+    };
+    line.classify(&kind)
+}
+
+/// The line as text: UTF-8 checked with the fast validator, located with the standard one.
+pub(crate) fn utf8(line: &[u8]) -> Result<&str, ParseError> {
+    simdutf8::basic::from_utf8(line).map_err(|_| {
+        let at = std::str::from_utf8(line)
+            .err()
+            .map_or(0, |e| e.valid_up_to());
+        ParseError::InvalidUtf8 { at }
+    })
+}
+
+/// A record's members: its own, and those of its `payload` or `item`.
+struct Line<'a> {
+    text: &'a str,
+    /// The line's offset in the input, which turns ranges of `text` into spans.
+    at: u64,
+    top: Fields,
+    payload: Option<Nested>,
+    item: Option<Nested>,
+}
+
+/// A member whose value may be an object the rules look into.
+struct Nested {
+    range: Range<usize>,
+    /// The object's members; `None` when the value is not an object.
+    fields: Option<Fields>,
+}
+
+impl Nested {
+    fn read(p: &mut Parser<'_>) -> json::Result<Nested> {
+        if p.peek() == Some(b'{') {
+            let (fields, range) = Fields::read(p)?;
+            return Ok(Nested {
+                range,
+                fields: Some(fields),
+            });
+        }
+        Ok(Nested {
+            range: p.value()?,
+            fields: None,
+        })
+    }
+}
+
+/// Record kinds that change nothing in history; a payload must still be an object.
+const CONTEXT_KINDS: [&str; 8] = [
+    "turn_context",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "world_state",
+    "token_usage_record",
+    "retained_context",
+    "security_risk_score",
+    "realtime_item",
+];
+
+fn shape(kind: &'static str, problem: &'static str) -> ParseError {
+    ParseError::Shape { kind, problem }
+}
+
+impl Line<'_> {
+    fn span(&self, range: &Range<usize>) -> Span {
+        Span {
+            at: self.at + range.start as u64,
+            len: range.len() as u32,
+        }
+    }
+
+    fn span_of(&self, range: &Option<Range<usize>>) -> Option<Span> {
+        range.as_ref().map(|r| self.span(r))
+    }
+
+    /// The span of a string member (its raw JSON, quotes included).
+    fn string_span(&self, range: &Option<Range<usize>>) -> Option<Span> {
+        range
+            .as_ref()
+            .filter(|r| self.text.as_bytes()[r.start] == b'"')
+            .map(|r| self.span(r))
+    }
+
+    /// The span of a non-empty string member.
+    fn non_empty(&self, range: &Option<Range<usize>>) -> Option<Span> {
+        self.string_span(range).filter(|s| s.len > 2)
+    }
+
+    fn payload(&self, kind: &'static str) -> Result<Option<(&Nested, &Fields)>, ParseError> {
+        match &self.payload {
+            None => Ok(None),
+            Some(nested) => match &nested.fields {
+                Some(fields) => Ok(Some((nested, fields))),
+                None => Err(shape(kind, "payload is not an object")),
+            },
+        }
+    }
+
+    fn classify(&self, kind: &str) -> Result<Classified, ParseError> {
+        use Spelling::{Codex, Mini};
+        let top = &self.top;
+        let has_payload = self.payload.is_some();
+        let record = match kind {
+            "session_meta" if has_payload => {
+                let (_, payload) = self.payload("session_meta")?.ok_or(ParseError::NoType)?;
+                let thread_id = self.non_empty(&payload.id).ok_or(shape(
+                    "session_meta",
+                    r#"payload has no non-empty string "id""#,
+                ))?;
+                let meta = Meta {
+                    thread_id,
+                    cwd: self.string_span(&payload.cwd),
+                    timestamp: self
+                        .string_span(&payload.timestamp)
+                        .or_else(|| self.string_span(&top.timestamp)),
+                };
+                (Some(Codex), Record::SessionMeta(meta))
+            }
+            "session_meta" => {
+                let thread_id = self
+                    .non_empty(&top.thread_id)
+                    .ok_or(shape("session_meta", r#"no non-empty string "thread_id""#))?;
+                let meta = Meta {
+                    thread_id,
+                    cwd: None,
+                    timestamp: self.string_span(&top.timestamp),
+                };
+                (Some(Mini), Record::SessionMeta(meta))
+            }
+            "compacted" if has_payload => {
+                let (_, payload) = self.payload("compacted")?.ok_or(ParseError::NoType)?;
+                let message = self
+                    .string_span(&payload.message)
+                    .ok_or(shape("compacted", r#"payload has no string "message""#))?;
+                let record = match item::raw(self.text, &payload.replacement_history) {
+                    None | Some("null") => Record::LegacyCompaction(message),
+                    Some(_) => {
+                        let range = payload.replacement_history.clone().unwrap_or_default();
+                        Record::Compacted(self.replacement("compacted", range, Flags::CODEX)?)
+                    }
+                };
+                (Some(Codex), record)
+            }
+            "compacted" => {
+                let range = top
+                    .replacement_history
+                    .clone()
+                    .ok_or(shape("compacted", r#"no "replacement_history" array"#))?;
+                (
+                    Some(Mini),
+                    Record::Compacted(self.replacement("compacted", range, 0)?),
+                )
+            }
+            "response_item" => {
+                let payload = self
+                    .payload
+                    .as_ref()
+                    .ok_or(shape("response_item", "no payload"))?;
+                let item = self
+                    .nested_item(payload, Flags::APPENDED | Flags::CODEX)
+                    .ok_or(shape(
+                        "response_item",
+                        r#"payload is not an item (an object with a string "type")"#,
+                    ))?;
+                (Some(Codex), Record::Item(item))
+            }
+            "event_msg" => {
+                let (_, payload) = self
+                    .payload("event_msg")?
+                    .ok_or(shape("event_msg", "no payload"))?;
+                let event = item::string(self.text, &payload.kind)
+                    .ok_or(shape("event_msg", r#"payload has no string "type""#))?;
+                (Some(Codex), self.event(&event, payload))
+            }
+            kind if CONTEXT_KINDS.contains(&kind) => {
+                let name = CONTEXT_KINDS
+                    .iter()
+                    .find(|k| **k == kind)
+                    .copied()
+                    .unwrap_or("record");
+                self.payload(name)?.ok_or(shape(name, "no payload"))?;
+                (Some(Codex), Record::Context)
+            }
+            "item" => {
+                let item = self
+                    .item
+                    .as_ref()
+                    .and_then(|nested| self.nested_item(nested, 0))
+                    .ok_or(shape(
+                        "item",
+                        r#""item" is not an object with a string "type""#,
+                    ))?;
+                (Some(Mini), Record::Item(item))
+            }
+            "rolled_back" => {
+                let range = top
+                    .replacement_history
+                    .clone()
+                    .ok_or(shape("rolled_back", r#"no "replacement_history" array"#))?;
+                (
+                    Some(Mini),
+                    Record::RolledBack(self.replacement("rolled_back", range, 0)?),
+                )
+            }
+            "turn_started" => (
+                Some(Mini),
+                Record::TurnStarted(self.string_span(&top.turn_id)),
+            ),
+            "turn_completed" | "turn_aborted" => {
+                let turn_id = self.string_span(&top.turn_id);
+                let aborted = kind == "turn_aborted";
+                (Some(Mini), Record::TurnEnded { turn_id, aborted })
+            }
+            _ => {
+                let name = top.kind.as_ref().map(|r| self.span(r)).unwrap_or_default();
+                (None, Record::Unknown(name))
+            }
+        };
+        Ok(record)
+    }
+
+    /// A line of a pre-envelope (2025) rollout: the session object, a state line, or an item.
+    fn classify_2025(
+        &self,
+        record_type: Option<Range<usize>>,
+        whole: Range<usize>,
+    ) -> Result<Classified, ParseError> {
+        use Spelling::Codex2025;
+        let top = &self.top;
+        if let Some(range) = record_type {
+            let kind = json::decode_str(&self.text[range.clone()]).ok_or(ParseError::NoType)?;
+            if kind == "state" {
+                return Ok((Some(Codex2025), Record::Context));
+            }
+            return Ok((None, Record::Unknown(self.span(&range))));
+        }
+        if top.kind.is_none() {
+            // The session object: `{"id":…,"timestamp":…,"instructions":…}`.
+            let thread_id = self.non_empty(&top.id).ok_or(ParseError::NoType)?;
+            let meta = Meta {
+                thread_id,
+                cwd: self.string_span(&top.cwd),
+                timestamp: self.string_span(&top.timestamp),
+            };
+            return Ok((Some(Codex2025), Record::SessionMeta(meta)));
+        }
+        let nested = Nested {
+            range: whole,
+            fields: Some(top.clone()),
+        };
+        let item = self
+            .nested_item(&nested, Flags::APPENDED | Flags::CODEX)
+            .ok_or(ParseError::NoType)?;
+        Ok((Some(Codex2025), Record::Item(item)))
+    }
+
+    fn event(&self, event: &str, payload: &Fields) -> Record {
+        let turn_id = || self.string_span(&payload.turn_id);
+        match event {
+            "task_started" | "turn_started" => Record::TurnStarted(turn_id()),
+            "task_complete" | "turn_complete" => Record::TurnEnded {
+                turn_id: turn_id(),
+                aborted: false,
+            },
+            "turn_aborted" => Record::TurnEnded {
+                turn_id: turn_id(),
+                aborted: true,
+            },
+            "thread_rolled_back" => {
+                match item::raw(self.text, &payload.num_turns).and_then(positive_integer) {
+                    Some(n) => Record::DropTurns(n),
+                    None => Record::Event,
+                }
+            }
+            e if super::events::is_known(e) => Record::Event,
+            _ => Record::UnknownEvent(self.span_of(&payload.kind).unwrap_or_default()),
+        }
+    }
+
+    /// The item a `payload` or `item` member holds: `Some(None)` when §4 filters it out, `None`
+    /// when it is not an item at all.
+    fn nested_item(&self, nested: &Nested, origin: u16) -> Option<Option<NewItem>> {
+        let fields = nested.fields.as_ref()?;
+        match new_item(self.text, self.at, &nested.range, fields, origin) {
+            Candidate::Item(item) => Some(Some(item)),
+            Candidate::Filtered => Some(None),
+            Candidate::NoType => None,
+        }
+    }
+
+    /// The items of a `replacement_history` array: non-objects and ghost snapshots dropped
+    /// (SPEC §4), everything else kept, system messages and objects without a `type` included.
+    fn replacement(
+        &self,
+        kind: &'static str,
+        range: Range<usize>,
+        origin: u16,
+    ) -> Result<Vec<NewItem>, ParseError> {
+        let raw = &self.text[range.clone()];
+        if !raw.starts_with('[') {
+            return Err(shape(kind, r#""replacement_history" is not an array"#));
+        }
+        let mut items = Vec::new();
+        let mut p = Parser::new(self.text);
+        p.seek(range.start);
+        let walked = p.array(|p| {
+            if p.peek() != Some(b'{') {
+                return Ok(false);
+            }
+            let (fields, at) = Fields::read(p)?;
+            match new_item(self.text, self.at, &at, &fields, origin | REPLACEMENT) {
+                Candidate::Item(item) => items.push(item),
+                Candidate::Filtered => {}
+                Candidate::NoType => items.push(untyped(self.at, &at)),
+            }
+            Ok(true)
+        });
+        debug_assert!(walked.is_ok(), "the line was validated whole");
+        Ok(items)
+    }
+}
+
+/// An object without a string `type`: kept in replacement histories, but paired with nothing.
+fn untyped(line_at: u64, range: &Range<usize>) -> NewItem {
+    let span = Span {
+        at: line_at + range.start as u64,
+        len: range.len() as u32,
+    };
+    NewItem {
+        item: Item::new(0, span, ItemKind::Other, Form::Verbatim),
+        call_id: None,
+    }
+}
+
+/// What a candidate item turned out to be.
+enum Candidate {
+    Item(NewItem),
+    /// A ghost snapshot or a system message: never enters history (SPEC §4).
+    Filtered,
+    NoType,
+}
+
+/// Not a flag items keep: the item is read from a replacement history, which Codex installs as it
+/// is, system messages included.
+const REPLACEMENT: u16 = 1 << 15;
+
+/// The header of the item at `range` of `text` (a line starting at `line_at`), whose members
+/// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`],
+/// [`REPLACEMENT`]).
+fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u16) -> Candidate {
+    let Some(type_name) = item::string(text, &f.kind) else {
+        return Candidate::NoType;
+    };
+    let kind = ItemKind::from_type(&type_name);
+    let span = Span {
+        at: line_at + range.start as u64,
+        len: range.len() as u32,
+    };
+    let mut item = Item::new(0, span, kind, Form::Verbatim);
+    item.flags.0 |= origin & !REPLACEMENT;
+    let mut call_id = None;
+    if kind.pairs() {
+        call_id = f.call_id.as_ref().map(|r| Span {
+            at: line_at + r.start as u64,
+            len: r.len() as u32,
+        });
+    }
+    match kind {
+        ItemKind::GhostSnapshot => return Candidate::Filtered,
+        ItemKind::Message => {
+            let role = item::string(text, &f.role);
+            if role.as_deref() == Some("system") {
+                return Candidate::Filtered;
+            }
+            let parts = parts::scan(text, &f.content);
+            parts.flag(&mut item, role.as_deref());
+        }
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
+            let parts = parts::scan(text, &f.output);
+            parts.flag(&mut item, None);
+        }
+        ItemKind::ToolSearchOutput => {
+            if item::string(text, &f.execution).as_deref() == Some("server") {
+                item.flags.0 |= Flags::SERVER;
+            }
+        }
+        ItemKind::ImageGenerationCall => {
+            if item::raw(text, &f.result).is_some_and(|r| r != r#""""#) {
+                item.flags.0 |= Flags::IMAGE_RESULT;
+            }
+        }
+        ItemKind::FunctionCall
+        | ItemKind::LocalShellCall
+        | ItemKind::CustomToolCall
+        | ItemKind::ToolSearchCall
+        | ItemKind::AgentMessage
+        | ItemKind::Other => {}
+    }
+    Candidate::Item(NewItem { item, call_id })
+}
+
+/// A JSON integer above zero (a float such as `2.0` is not one); huge ones saturate.
+fn positive_integer(raw: &str) -> Option<u64> {
+    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = raw.trim_start_matches('0');
+    if digits.is_empty() {
+        return None;
+    }
+    Some(digits.parse().unwrap_or(u64::MAX))
+}

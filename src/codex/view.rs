@@ -1,0 +1,479 @@
+//! The Codex prompt view (SPEC §6): a repaired copy of the history that the Responses API accepts.
+//! The passes are planned in one walk over item headers, with one bit per call id and family;
+//! item text is read again, and changed, only as the view is printed.
+
+use std::io;
+
+use uuid::Uuid;
+
+use super::fold::State;
+use super::item::{Family, Fields, Flags, Form, Item, ItemKind, Side};
+use super::parts::{self, MediaPart};
+use super::words;
+use crate::json::{self, Parser};
+use crate::source::SpanReader;
+use crate::view::{Change, Entry, Origin, PromptView, Shape, Sign};
+
+/// Input kinds the target model takes besides text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modalities {
+    pub image: bool,
+    pub audio: bool,
+}
+
+impl Default for Modalities {
+    /// `text,image`, as SPEC §6 says.
+    fn default() -> Self {
+        Modalities {
+            image: true,
+            audio: false,
+        }
+    }
+}
+
+impl Modalities {
+    pub fn name(self) -> &'static str {
+        match (self.image, self.audio) {
+            (true, true) => "text,image,audio",
+            (true, false) => "text,image",
+            (false, true) => "text,audio",
+            (false, false) => "text",
+        }
+    }
+}
+
+/// One bit per call id.
+#[derive(Debug, Clone, Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Bits {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    fn set(&mut self, i: u32) {
+        self.0[i as usize / 64] |= 1 << (i % 64);
+    }
+
+    fn has(&self, i: u32) -> bool {
+        self.0[i as usize / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+/// One entry of the view, or an item left out, pointing into the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// The history item, unchanged.
+    Keep(usize),
+    /// The history item with media parts replaced.
+    Rewrite(usize),
+    /// A synthetic `"aborted"` output for the call at this history index.
+    Insert(usize, Family),
+    /// An orphan output left out.
+    Remove(usize),
+}
+
+/// The prompt view of a Codex history, as a plan over it.
+pub(crate) struct View<'s> {
+    pub state: &'s State,
+    pub modalities: Modalities,
+    /// Per family: call ids that have a call, and that have an output.
+    called: [Bits; 3],
+    answered: [Bits; 3],
+}
+
+impl<'s> View<'s> {
+    pub fn new(state: &'s State, modalities: Modalities) -> View<'s> {
+        let ids = state.calls.strings();
+        let mut called: [Bits; 3] = Default::default();
+        let mut answered: [Bits; 3] = Default::default();
+        for family in Family::ALL {
+            called[family as usize] = Bits::new(ids);
+            answered[family as usize] = Bits::new(ids);
+        }
+        for item in &state.history {
+            let (Some((family, side)), Some(id)) = (item.kind.family(), item.call().pairing())
+            else {
+                continue;
+            };
+            match side {
+                Side::Call => called[family as usize].set(id),
+                Side::Output => answered[family as usize].set(id),
+            }
+        }
+        View {
+            state,
+            modalities,
+            called,
+            answered,
+        }
+    }
+
+    /// Whether this output is left out: its string call id has no call of its family, or its
+    /// call id is some other JSON value. Outputs with no call id, and server tool-search
+    /// outputs, always stay.
+    fn orphan(&self, item: &Item, family: Family) -> bool {
+        let key = item.call();
+        if key.is_none() || item.has(Flags::SERVER) {
+            return false;
+        }
+        key.pairing()
+            .is_none_or(|id| !self.called[family as usize].has(id))
+    }
+
+    /// Whether this call has no output of its family anywhere.
+    fn unanswered(&self, item: &Item, family: Family) -> bool {
+        item.call()
+            .pairing()
+            .is_some_and(|id| !self.answered[family as usize].has(id))
+    }
+
+    /// Media parts (images, audio) the modalities replace in this item.
+    pub fn media_replaced(&self, item: &Item) -> (u64, u64) {
+        let images = if self.modalities.image {
+            0
+        } else {
+            u64::from(item.prep.images()) + u64::from(item.has(Flags::IMAGE_RESULT))
+        };
+        let audio = if self.modalities.audio {
+            0
+        } else {
+            u64::from(item.prep.audio())
+        };
+        (images, audio)
+    }
+
+    /// The plan, in order: each history item kept, rewritten or removed, and synthetic outputs
+    /// right after their calls.
+    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+        self.state
+            .history
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, item)| {
+                let family = item.kind.family();
+                if let Some((family, Side::Output)) = family
+                    && self.orphan(item, family)
+                {
+                    return [Some(Step::Remove(i)), None];
+                }
+                let (images, audio) = self.media_replaced(item);
+                let first = if images + audio > 0 {
+                    Step::Rewrite(i)
+                } else {
+                    Step::Keep(i)
+                };
+                let insert = match family {
+                    Some((family, Side::Call)) if self.unanswered(item, family) => {
+                        Some(Step::Insert(i, family))
+                    }
+                    _ => None,
+                };
+                [Some(first), insert]
+            })
+            .flatten()
+    }
+
+    /// Entries in the view.
+    pub fn len(&self) -> u64 {
+        self.steps()
+            .filter(|step| !matches!(step, Step::Remove(_)))
+            .count() as u64
+    }
+
+    /// Writes the JSON text of a step's entry into `out`; `None` for a removed item.
+    pub fn entry_text(
+        &self,
+        step: Step,
+        reader: &mut SpanReader<'_>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<Option<Origin>> {
+        out.clear();
+        let history = &self.state.history;
+        Ok(Some(match step {
+            Step::Remove(_) => return Ok(None),
+            Step::Keep(i) => {
+                self.item_text(history[i], reader, out)?;
+                Origin::Kept
+            }
+            Step::Rewrite(i) => {
+                let mut original = Vec::new();
+                self.item_text(history[i], reader, &mut original)?;
+                replace_media(history[i], &original, self.modalities, out);
+                Origin::Changed
+            }
+            Step::Insert(i, family) => {
+                let mut call = Vec::new();
+                self.item_text(history[i], reader, &mut call)?;
+                synthetic_output(&call, family, out);
+                Origin::Synthetic
+            }
+        }))
+    }
+
+    /// The JSON text of a history item, as its form makes it.
+    pub fn item_text(
+        &self,
+        item: Item,
+        reader: &mut SpanReader<'_>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        out.clear();
+        match item.form() {
+            Form::Verbatim => {
+                out.extend_from_slice(checked(reader.read(item.src(), item.span())?)?)
+            }
+            Form::Summary => {
+                let raw = reader.read(item.src(), item.span())?;
+                summary_message(raw, out);
+            }
+            Form::InterAgent | Form::Rebuilt => {
+                // Made by later rules; until then the span's text stands as it is.
+                out.extend_from_slice(reader.read(item.src(), item.span())?);
+            }
+            Form::Owned => {
+                let text = self.state.owned.get(item.span().at as usize);
+                out.extend_from_slice(text.map_or("", |t| t).as_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes read back for an item must still be one: a file truncated or rewritten in place
+/// after its pass shows here, instead of as garbage in the output.
+fn checked(bytes: &[u8]) -> io::Result<&[u8]> {
+    if bytes.first() == Some(&b'{') && bytes.last() == Some(&b'}') {
+        Ok(bytes)
+    } else {
+        Err(crate::source::changed())
+    }
+}
+
+const NAMESPACE: Uuid = Uuid::from_u128(0x90d38d3e_6a5b_4d52_bfe2_2f1e634bfac4);
+
+/// The id of the synthetic output for the call whose `id` is `call_item_id`: stable across
+/// runs, so that provider prompt caches keep hitting.
+pub(crate) fn synthetic_id(family: Family, call_item_id: &str) -> String {
+    let prefix = family.id_prefix();
+    let name = format!("{prefix}:{call_item_id}");
+    format!("{prefix}_{}", Uuid::new_v5(&NAMESPACE, name.as_bytes()))
+}
+
+/// The members of an item's JSON text.
+pub(crate) fn fields_of(text: &str) -> Fields {
+    let mut p = Parser::new(text);
+    Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default()
+}
+
+/// The non-empty string `id` of a call, which names its synthetic output.
+pub(crate) fn call_item_id(call: &str) -> Option<String> {
+    let f = fields_of(call);
+    super::item::string(call, &f.id)
+        .filter(|id| !id.is_empty())
+        .map(|id| id.into_owned())
+}
+
+/// The `"aborted"` output that stands in for the missing one of `call`.
+pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
+    let call = std::str::from_utf8(call).unwrap_or_default();
+    let f = fields_of(call);
+    // The call id as the call spelled it, so that it pairs byte for byte.
+    let call_id = super::item::raw(call, &f.call_id).unwrap_or("null");
+    let id = match call_item_id(call) {
+        Some(id) => format!(r#""id":"{}","#, synthetic_id(family, &id)),
+        None => String::new(),
+    };
+    let kind = family.output_kind().name();
+    let text = match family {
+        Family::Function | Family::Custom => {
+            format!(r#"{{"type":"{kind}",{id}"call_id":{call_id},"output":"aborted"}}"#)
+        }
+        Family::ToolSearch => format!(
+            r#"{{"type":"{kind}",{id}"call_id":{call_id},"status":"completed","execution":"client","tools":[]}}"#
+        ),
+    };
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// The user message a legacy compaction leaves behind, holding its `message` (raw JSON). The text
+/// is written as serde_json spells it, unless it holds a lone surrogate, which only the original
+/// spelling keeps.
+fn summary_message(raw: &[u8], out: &mut Vec<u8>) {
+    let raw = std::str::from_utf8(raw).unwrap_or(r#""""#);
+    let lone = json::decode_key(raw).is_some_and(|key| std::str::from_utf8(&key).is_err());
+    let message = match json::decode_str(raw) {
+        Some(text) if !lone => serde_json::to_string(&text).unwrap_or_else(|_| raw.into()),
+        _ => raw.into(),
+    };
+    // Written by hand, not with `json!`, whose map would sort the keys.
+    out.extend_from_slice(
+        br#"{"type":"message","role":"user","content":[{"type":"input_text","text":"#,
+    );
+    out.extend_from_slice(message.as_bytes());
+    out.extend_from_slice(b"}]}");
+}
+
+const IMAGE_PLACEHOLDER: &str = r#"{"type":"input_text","text":"image content omitted because you do not support image input"}"#;
+const AUDIO_PLACEHOLDER: &str = r#"{"type":"input_text","text":"audio content omitted because you do not support audio input"}"#;
+
+/// The item with each media part the model cannot take replaced in place. Everything else keeps
+/// its bytes: only the replaced parts' text changes.
+fn replace_media(item: Item, text: &[u8], modalities: Modalities, out: &mut Vec<u8>) {
+    let text = std::str::from_utf8(text).unwrap_or_default();
+    let f = fields_of(text);
+    let mut edits: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
+    let parts = match item.kind {
+        ItemKind::Message => &f.content,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => &f.output,
+        ItemKind::ImageGenerationCall => {
+            if let Some(result) = f.result.clone()
+                && !modalities.image
+                && &text[result.clone()] != r#""""#
+            {
+                edits.push((result, r#""""#));
+            }
+            &None
+        }
+        ItemKind::FunctionCall
+        | ItemKind::LocalShellCall
+        | ItemKind::CustomToolCall
+        | ItemKind::ToolSearchCall
+        | ItemKind::ToolSearchOutput
+        | ItemKind::AgentMessage
+        | ItemKind::GhostSnapshot
+        | ItemKind::Other => &None,
+    };
+    for (range, part) in parts::media(text, parts) {
+        match part {
+            MediaPart::Image if !modalities.image => edits.push((range, IMAGE_PLACEHOLDER)),
+            MediaPart::Audio if !modalities.audio => edits.push((range, AUDIO_PLACEHOLDER)),
+            MediaPart::Image | MediaPart::Audio => {}
+        }
+    }
+    splice(text, edits, out);
+}
+
+/// `text` with each range replaced, ranges in order.
+pub(crate) fn splice<S: AsRef<str>>(
+    text: &str,
+    edits: Vec<(std::ops::Range<usize>, S)>,
+    out: &mut Vec<u8>,
+) {
+    let mut at = 0;
+    for (range, replacement) in edits {
+        out.extend_from_slice(&text.as_bytes()[at..range.start]);
+        out.extend_from_slice(replacement.as_ref().as_bytes());
+        at = range.end;
+    }
+    out.extend_from_slice(&text.as_bytes()[at..]);
+}
+
+impl PromptView for View<'_> {
+    fn shape(&self) -> Shape {
+        Shape {
+            history: self.state.history.len() as u64,
+            history_unit: "items",
+            view: self.len(),
+            view_unit: "items",
+            settings: format!("modalities {}", self.modalities.name()),
+        }
+    }
+
+    fn entries(
+        &self,
+        reader: &mut SpanReader<'_>,
+        each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut text = Vec::new();
+        for step in self.steps() {
+            if let Some(origin) = self.entry_text(step, reader, &mut text)? {
+                each(Entry {
+                    origin,
+                    text: &text,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn changes(
+        &self,
+        reader: &mut SpanReader<'_>,
+        each: &mut dyn FnMut(Change) -> io::Result<()>,
+    ) -> io::Result<String> {
+        let history = &self.state.history;
+        let (mut inserted, mut orphans, mut rewritten) = (0u64, 0u64, 0u64);
+        let mut at = 0;
+        let mut call = Vec::new();
+        for step in self.steps() {
+            if !matches!(step, Step::Remove(_)) {
+                at += 1;
+            }
+            let change = match step {
+                Step::Keep(_) => continue,
+                Step::Remove(i) => {
+                    orphans += 1;
+                    words::orphan(history[i], i, &self.state.calls)
+                }
+                Step::Rewrite(i) => {
+                    rewritten += 1;
+                    let (images, audio) = self.media_replaced(&history[i]);
+                    Change {
+                        sign: Sign::Modified,
+                        position: format!("view #{at}"),
+                        head: format!("{} (history #{})", history[i].kind.name(), i + 1),
+                        detail: words::media_change(images, audio, history[i]),
+                    }
+                }
+                Step::Insert(i, family) => {
+                    inserted += 1;
+                    self.item_text(history[i], reader, &mut call)?;
+                    let id = call_item_id(std::str::from_utf8(&call).unwrap_or_default());
+                    words::inserted(history[i], i, at, family, id.as_deref(), &self.state.calls)
+                }
+            };
+            each(change)?;
+        }
+        Ok(words::diff_footer(inserted, orphans, rewritten))
+    }
+
+    fn describe(&self, entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
+        words::transcript(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_id_vectors() {
+        assert_eq!(
+            synthetic_id(Family::Function, "fc_existing"),
+            "fco_742749b0-3645-5d32-a172-676827826a07"
+        );
+        assert_eq!(
+            synthetic_id(Family::ToolSearch, "tsc_1"),
+            "tso_f380c6b3-5815-5031-91ee-dd1c77f963ee"
+        );
+        assert_eq!(
+            synthetic_id(Family::Custom, "ctc_1"),
+            "ctco_ffd2c872-81a7-5a00-b6f6-884096d1f522"
+        );
+    }
+
+    #[test]
+    fn synthetic_outputs_spell_the_call_id_as_the_call_does() {
+        let mut out = Vec::new();
+        synthetic_output(
+            br#"{"type":"function_call","id":"fc_existing","call_id":"c\u0031"}"#,
+            Family::Function,
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"type":"function_call_output","id":"fco_742749b0-3645-5d32-a172-676827826a07","call_id":"c\u0031","output":"aborted"}"#
+        );
+    }
+}

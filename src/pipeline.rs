@@ -1,0 +1,286 @@
+//! The loading pipeline, the same for every dialect: a thread reads chunks of whole lines, the
+//! thread pool classifies their lines (a dialect's pure `classify`), and this thread folds the
+//! records in file order (the dialect's `fold`). The three stages run at once; buffers go back to
+//! the reader once folded, so steady state allocates nothing for input. Where no thread can be
+//! started, or when already on a pool thread (scan), the stages take turns on one thread.
+
+use std::io::{self, Read};
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+
+use crate::chunk::{self, Chunk, Chunker, LineEnd, Piece};
+use crate::findings::{Findings, ParseError};
+use crate::source::Span;
+
+/// A dialect's rule for one line: what record it is, or why it is none. Runs on the pool.
+pub(crate) trait Classify: Sync {
+    type Record: Send;
+    /// `line` is one non-blank line without its ending; `at` is its offset in the input.
+    fn classify(&self, line: &[u8], at: u64) -> Result<Self::Record, ParseError>;
+}
+
+/// A dialect's fold: records, in file order, into its resume state.
+pub(crate) trait Fold {
+    type Record;
+    fn fold(&mut self, line: LineAt, record: Self::Record, chunk: &Bytes<'_>, f: &mut Findings);
+}
+
+/// Where a record's line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineAt {
+    /// 1-based, blank lines counted.
+    pub number: u64,
+    pub at: u64,
+    pub len: u64,
+}
+
+/// The bytes of the chunk being folded, addressed by absolute offset.
+pub(crate) struct Bytes<'a> {
+    pub at: u64,
+    pub bytes: &'a [u8],
+}
+
+impl Bytes<'_> {
+    /// The bytes of `span`, which must lie in this chunk (records only point into their line).
+    pub fn get(&self, span: Span) -> &[u8] {
+        let start = span.at.saturating_sub(self.at) as usize;
+        let end = (start + span.len as usize).min(self.bytes.len());
+        self.bytes.get(start..end).unwrap_or_default()
+    }
+}
+
+/// How a pass runs.
+pub(crate) struct Options<'p> {
+    /// Threads may be started (the thread pool could be built).
+    pub threads: bool,
+    pub max_line: usize,
+    /// Hears the size of each piece read.
+    pub progress: &'p mut dyn FnMut(u64),
+}
+
+/// The records of one run of lines.
+struct Run<R> {
+    lines: u32,
+    /// Non-blank lines: index in the run, offset in the chunk, length, and what it is.
+    parsed: Vec<(u32, u32, u32, Result<R, ParseError>)>,
+}
+
+enum Classified<R> {
+    Lines(Chunk, Vec<Run<R>>),
+    Long(chunk::LongLine),
+}
+
+/// Lines per parallel task: enough to amortise the hand-off.
+const RUN_BYTES: usize = 64 << 10;
+
+/// Reads `reader` to its end through `classify` into `fold`, counting lines into `findings`.
+pub(crate) fn run<C, F>(
+    reader: impl Read + Send,
+    bounded: bool,
+    classify: &C,
+    fold: &mut F,
+    findings: &mut Findings,
+    options: &mut Options<'_>,
+) -> io::Result<()>
+where
+    C: Classify,
+    F: Fold<Record = C::Record>,
+{
+    let mut chunker = Chunker::new(reader, options.max_line, bounded);
+    let parallel = options.threads;
+    // Already on a pool thread (scan replays many files at once), the stages would block this
+    // thread on a channel while their parse waits for a pool thread: there they take turns.
+    if parallel && rayon::current_thread_index().is_none() {
+        match staged(chunker, classify, fold, findings, options) {
+            Ok(done) => return done,
+            Err(unstarted) => chunker = unstarted,
+        }
+    }
+    let mut buf = Vec::new();
+    while let Some(piece) = chunker.next_piece(buf)? {
+        let classified = classify_piece(piece, classify, options.max_line, parallel);
+        buf = fold_piece(classified, fold, findings, options);
+    }
+    Ok(())
+}
+
+/// The three stages on three threads. Gives the chunker back, untouched, when a thread cannot be
+/// started (a container's process limit).
+fn staged<R, C, F>(
+    chunker: Chunker<R>,
+    classify: &C,
+    fold: &mut F,
+    findings: &mut Findings,
+    options: &mut Options<'_>,
+) -> Result<io::Result<()>, Chunker<R>>
+where
+    R: Read + Send,
+    C: Classify,
+    F: Fold<Record = C::Record>,
+{
+    let max_line = options.max_line;
+    std::thread::scope(|scope| {
+        let (chunker_tx, chunker_rx) = mpsc::channel::<Chunker<R>>();
+        let (piece_tx, piece_rx) = mpsc::sync_channel::<io::Result<Option<Piece>>>(1);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+        let (parsed_tx, parsed_rx) = mpsc::sync_channel(1);
+        let parser = std::thread::Builder::new().spawn_scoped(scope, move || {
+            for next in piece_rx {
+                let classified =
+                    next.map(|piece| piece.map(|p| classify_piece(p, classify, max_line, true)));
+                let stop = !matches!(classified, Ok(Some(_)));
+                if parsed_tx.send(classified).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        if parser.is_err() {
+            return Err(chunker);
+        }
+        // The reader is handed its chunker only once it runs, so a failed start loses nothing;
+        // the parser then ends with the reader's channel.
+        let reader = std::thread::Builder::new().spawn_scoped(scope, move || {
+            let Ok(mut chunker) = chunker_rx.recv() else {
+                return;
+            };
+            loop {
+                let buf = empty_rx.try_recv().unwrap_or_default();
+                let next = chunker.next_piece(buf);
+                let stop = !matches!(next, Ok(Some(_)));
+                if piece_tx.send(next).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        if reader.is_err() {
+            return Err(chunker);
+        }
+        if let Err(mpsc::SendError(chunker)) = chunker_tx.send(chunker) {
+            return Err(chunker);
+        }
+        for next in parsed_rx {
+            let classified = match next {
+                Ok(Some(classified)) => classified,
+                Ok(None) => break,
+                Err(e) => return Ok(Err(e)),
+            };
+            let buf = fold_piece(classified, fold, findings, options);
+            let _ = empty_tx.send(buf);
+        }
+        Ok(Ok(()))
+    })
+}
+
+/// Classifies the lines of a piece, on the pool when `parallel`.
+fn classify_piece<C: Classify>(
+    piece: Piece,
+    classify: &C,
+    max_line: usize,
+    parallel: bool,
+) -> Classified<C::Record> {
+    let chunk = match piece {
+        Piece::Lines(chunk) => chunk,
+        Piece::Long(long) => return Classified::Long(long),
+    };
+    let runs = chunk.runs(RUN_BYTES);
+    let bytes = chunk.bytes();
+    let at = chunk.at;
+    let one = |range: &std::ops::Range<usize>| {
+        classify_run(&bytes[range.clone()], range.start, at, classify, max_line)
+    };
+    let runs = if parallel && runs.len() > 1 {
+        runs.par_iter().map(one).collect()
+    } else {
+        runs.iter().map(one).collect()
+    };
+    Classified::Lines(chunk, runs)
+}
+
+fn classify_run<C: Classify>(
+    run: &[u8],
+    offset: usize,
+    chunk_at: u64,
+    classify: &C,
+    max_line: usize,
+) -> Run<C::Record> {
+    let mut lines = 0;
+    let mut parsed = Vec::new();
+    for (start, line) in chunk::lines(run) {
+        let index = lines;
+        lines += 1;
+        if chunk::is_blank(line) {
+            continue;
+        }
+        let in_chunk = offset + start;
+        let outcome = if line.len() > max_line {
+            Err(ParseError::TooLong { cap: max_line })
+        } else {
+            classify.classify(line, chunk_at + in_chunk as u64)
+        };
+        parsed.push((index, in_chunk as u32, line.len() as u32, outcome));
+    }
+    Run { lines, parsed }
+}
+
+/// Folds a classified piece; returns its buffer for reuse.
+fn fold_piece<F: Fold>(
+    classified: Classified<F::Record>,
+    fold: &mut F,
+    findings: &mut Findings,
+    options: &mut Options<'_>,
+) -> Vec<u8> {
+    let (chunk, runs) = match classified {
+        Classified::Lines(chunk, runs) => (chunk, runs),
+        Classified::Long(long) => {
+            (options.progress)(long.len);
+            findings.lines += 1;
+            let torn = long.end == LineEnd::Eof;
+            findings.error(
+                findings.lines,
+                ParseError::TooLong {
+                    cap: options.max_line,
+                },
+                torn,
+            );
+            if long.end == LineEnd::NotRead {
+                findings.stopped_at = Some(findings.lines);
+            }
+            return Vec::new();
+        }
+    };
+    (options.progress)(chunk.bytes().len() as u64);
+    let bytes = Bytes {
+        at: chunk.at,
+        bytes: chunk.bytes(),
+    };
+    let last_run = runs.len();
+    for (r, run) in runs.into_iter().enumerate() {
+        let first = findings.lines + 1;
+        let last_line = first + u64::from(run.lines) - 1;
+        let mut blank_until = first;
+        for (index, offset, len, outcome) in run.parsed {
+            let number = first + u64::from(index);
+            findings.blank_lines += number - blank_until;
+            blank_until = number + 1;
+            match outcome {
+                Err(reason) => {
+                    let torn = chunk.unterminated && r + 1 == last_run && number == last_line;
+                    findings.error(number, reason, torn);
+                }
+                Ok(record) => {
+                    findings.records += 1;
+                    let line = LineAt {
+                        number,
+                        at: chunk.at + u64::from(offset),
+                        len: u64::from(len),
+                    };
+                    fold.fold(line, record, &bytes, findings);
+                }
+            }
+        }
+        findings.blank_lines += last_line + 1 - blank_until;
+        findings.lines = last_line;
+    }
+    chunk.into_buffer()
+}

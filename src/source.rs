@@ -1,0 +1,386 @@
+//! Where a rollout's bytes come from, and how they are read a second time. Replay keeps items as
+//! byte ranges ([`Span`]s) of their source and prints them by reading those ranges again, so that
+//! memory holds headers, not text. A regular file larger than [`HELD_BYTES`] is re-read in place
+//! (`pread`); a smaller one, and any stream (a pipe, a FIFO, decompressed `.zst`), is copied while
+//! it is read: into memory up to [`HELD_BYTES`], into an unlinked temporary file beyond that.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+/// Inputs up to this size are held in memory while they are read: a true snapshot, whatever
+/// happens to the file afterwards. Larger streams spill the rest to a temporary file.
+pub(crate) const HELD_BYTES: u64 = 16 << 20;
+
+/// A byte range of one source: where an item's text (or the raw value it is rebuilt from) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Span {
+    pub at: u64,
+    pub len: u32,
+}
+
+impl Span {
+    pub fn end(self) -> u64 {
+        self.at + u64::from(self.len)
+    }
+}
+
+/// One input's bytes, readable again at any offset, from any thread.
+#[derive(Debug)]
+pub(crate) struct Source {
+    store: Store,
+}
+
+#[derive(Debug)]
+enum Store {
+    /// A regular file, read in place up to the length it had when opened.
+    File { file: File, len: u64 },
+    /// A copy made while reading.
+    Copy(Mutex<Copy>),
+}
+
+#[derive(Debug, Default)]
+struct Copy {
+    head: Vec<u8>,
+    /// Bytes past `head`, once there are any.
+    rest: Option<File>,
+    len: u64,
+}
+
+/// Why an input could not be opened, in words for the one-line error.
+#[derive(Debug)]
+pub(crate) enum OpenError {
+    EmptyName,
+    Directory,
+    Socket,
+    Io(io::Error),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::EmptyName => {
+                f.write_str("empty file name: give the path of a rollout, or - for standard input")
+            }
+            OpenError::Directory => f.write_str("is a directory, not a rollout file"),
+            OpenError::Socket => f.write_str("is a socket, not a rollout file"),
+            OpenError::Io(e) => write!(f, "cannot open: {}", io_reason(e)),
+        }
+    }
+}
+
+/// An input opened for its one pass: the source to keep, and the reader of the pass, which fills
+/// the source's copy (if it makes one) as it goes.
+pub(crate) struct Opened {
+    pub source: Source,
+    pub reader: Box<dyn Read + Send>,
+    /// The input has an end: a regular file, or a stream made from one. An endless stream
+    /// (`/dev/zero`, a pipe that never closes) is not read past a line longer than the cap.
+    pub bounded: bool,
+}
+
+impl Source {
+    /// Standard input: always copied, since it cannot be read twice.
+    pub fn stdin() -> Opened {
+        Source::copying(Box::new(io::stdin()), false)
+    }
+
+    /// A stream made from something finite (a `.zst` file), copied as it is read.
+    pub fn stream(reader: Box<dyn Read + Send>) -> Opened {
+        Source::copying(reader, true)
+    }
+
+    fn copying(reader: Box<dyn Read + Send>, bounded: bool) -> Opened {
+        Opened {
+            source: Source {
+                store: Store::Copy(Mutex::new(Copy::default())),
+            },
+            reader,
+            bounded,
+        }
+    }
+
+    /// Opens `path` read-only. A regular file is read up to the length it has now (a consistent
+    /// snapshot even while an agent appends to it), at most `limit` bytes of it when given.
+    pub fn open(path: &Path, limit: Option<u64>) -> Result<Opened, OpenError> {
+        if path.as_os_str().is_empty() {
+            return Err(OpenError::EmptyName);
+        }
+        let file = File::open(path).map_err(|e| open_problem(path, e))?;
+        let meta = file.metadata().map_err(OpenError::Io)?;
+        if meta.is_dir() {
+            return Err(OpenError::Directory);
+        }
+        if !meta.is_file() {
+            // A FIFO or a device: a stream.
+            return Ok(Source::copying(Box::new(file), false));
+        }
+        let len = limit.map_or(meta.len(), |limit| limit.min(meta.len()));
+        if len <= HELD_BYTES {
+            let reader = Box::new(file.take(len));
+            return Ok(Source::copying(reader, true));
+        }
+        let reader = Box::new(file.try_clone().map_err(OpenError::Io)?.take(len));
+        Ok(Opened {
+            source: Source {
+                store: Store::File { file, len },
+            },
+            reader,
+            bounded: true,
+        })
+    }
+
+    /// Bytes known so far (the whole input once its pass is over).
+    pub fn len(&self) -> u64 {
+        match &self.store {
+            Store::File { len, .. } => *len,
+            Store::Copy(copy) => lock(copy).len,
+        }
+    }
+
+    /// Appends bytes the pass read (a copying source only).
+    pub fn append(&self, bytes: &[u8]) -> io::Result<()> {
+        let Store::Copy(copy) = &self.store else {
+            return Ok(());
+        };
+        let mut copy = lock(copy);
+        let room = (HELD_BYTES as usize).saturating_sub(copy.head.len());
+        let (held, spilled) = bytes.split_at(room.min(bytes.len()));
+        copy.head.extend_from_slice(held);
+        if !spilled.is_empty() {
+            if copy.rest.is_none() {
+                copy.rest = Some(tempfile::tempfile().map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "more than {} MiB of it, and no temporary file to hold the rest \
+                             (set TMPDIR to a writable folder): {}",
+                            HELD_BYTES >> 20,
+                            io_reason(&e)
+                        ),
+                    )
+                })?);
+            }
+            if let Some(rest) = copy.rest.as_mut() {
+                rest.write_all(spilled)?;
+            }
+        }
+        copy.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Fills `buf` with the bytes at `at`. Fails with [`io::ErrorKind::UnexpectedEof`] when the
+    /// source no longer has them (the file was truncated after its pass).
+    pub fn read_exact_at(&self, at: u64, buf: &mut [u8]) -> io::Result<()> {
+        match &self.store {
+            Store::File { file, len } => {
+                if at + buf.len() as u64 > *len {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                read_exact_at(file, at, buf)
+            }
+            Store::Copy(copy) => {
+                let copy = lock(copy);
+                if at + buf.len() as u64 > copy.len {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                let held = copy.head.len() as u64;
+                let mut filled = 0;
+                if at < held {
+                    let from = at as usize;
+                    let n = buf.len().min(copy.head.len() - from);
+                    buf[..n].copy_from_slice(&copy.head[from..from + n]);
+                    filled = n;
+                }
+                if filled < buf.len() {
+                    let Some(rest) = &copy.rest else {
+                        return Err(io::ErrorKind::UnexpectedEof.into());
+                    };
+                    let offset = at + filled as u64 - held;
+                    read_exact_at(rest, offset, &mut buf[filled..])?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn lock(copy: &Mutex<Copy>) -> MutexGuard<'_, Copy> {
+    // A panic elsewhere cannot leave a copy half-updated in a way reads would trip over.
+    copy.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, at: u64, buf: &mut [u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut at: u64, mut buf: &mut [u8]) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, at) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// A reader that copies what it reads into its source, for the one pass over a stream.
+pub(crate) struct Tee<'s, R> {
+    pub reader: R,
+    pub source: &'s Source,
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.reader.read(buf)?;
+        self.source.append(&buf[..n])?;
+        Ok(n)
+    }
+}
+
+/// Reads spans of several sources in order, through a window, so that printing a history in file
+/// order reads each byte once in large blocks instead of with a system call per item.
+pub(crate) struct SpanReader<'s> {
+    sources: &'s [Source],
+    window: Vec<u8>,
+    /// Which source and where the window starts.
+    src: usize,
+    start: u64,
+}
+
+/// How much the window reads at a time.
+const WINDOW: usize = 4 << 20;
+
+impl<'s> SpanReader<'s> {
+    pub fn new(sources: &'s [Source]) -> Self {
+        SpanReader {
+            sources,
+            window: Vec::new(),
+            src: usize::MAX,
+            start: 0,
+        }
+    }
+
+    /// The bytes of `span` in source `src`. Errors are [`ReadBack`] errors.
+    pub fn read(&mut self, src: usize, span: Span) -> io::Result<&[u8]> {
+        let end = span.end();
+        let inside = self.src == src
+            && span.at >= self.start
+            && end <= self.start + self.window.len() as u64;
+        if !inside {
+            let source = self.sources.get(src).ok_or(io::ErrorKind::NotFound)?;
+            let want = (span.len as usize).max(WINDOW);
+            let available = source.len().saturating_sub(span.at);
+            let take = (want as u64).min(available).max(u64::from(span.len)) as usize;
+            self.window.resize(take, 0);
+            self.src = src;
+            self.start = span.at;
+            if let Err(e) = source.read_exact_at(span.at, &mut self.window) {
+                self.src = usize::MAX;
+                return Err(match e.kind() {
+                    io::ErrorKind::UnexpectedEof => changed(),
+                    _ => read_back(format!("cannot read it again: {}", io_reason(&e))),
+                });
+            }
+        }
+        let from = (span.at - self.start) as usize;
+        Ok(&self.window[from..from + span.len as usize])
+    }
+}
+
+/// A source that could not be read again while printing: the failure is the source's, not the
+/// output's.
+#[derive(Debug)]
+pub(crate) struct ReadBack(String);
+
+impl std::fmt::Display for ReadBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ReadBack {}
+
+fn read_back(problem: String) -> io::Error {
+    io::Error::other(ReadBack(problem))
+}
+
+/// The error for a source whose bytes are no longer what its pass read.
+pub(crate) fn changed() -> io::Error {
+    read_back("changed while being read (truncated or rewritten in place)".into())
+}
+
+pub(crate) fn is_read_back(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<ReadBack>())
+}
+
+/// Why `path` could not be opened, in words that say what is wrong where the OS's do not.
+fn open_problem(path: &Path, e: io::Error) -> OpenError {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        // Opening a socket fails with "No such device or address".
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
+            return OpenError::Socket;
+        }
+    }
+    let _ = path;
+    OpenError::Io(e)
+}
+
+/// An I/O error's message without the `(os error N)` suffix.
+pub(crate) fn io_reason(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_spills_past_what_it_holds_and_reads_back_across_the_seam() {
+        let Opened { source, .. } = Source::stdin();
+        let big: Vec<u8> = (0..HELD_BYTES + 1000).map(|i| (i % 251) as u8).collect();
+        for piece in big.chunks(1 << 20) {
+            source.append(piece).unwrap();
+        }
+        assert_eq!(source.len(), big.len() as u64);
+        let at = HELD_BYTES - 10;
+        let mut buf = [0; 30];
+        source.read_exact_at(at, &mut buf).unwrap();
+        assert_eq!(buf, big[at as usize..at as usize + 30]);
+        let past = source.read_exact_at(big.len() as u64 - 5, &mut [0; 10]);
+        assert_eq!(past.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn the_span_reader_reads_spans_bigger_than_its_window() {
+        let Opened { source, .. } = Source::stdin();
+        let bytes: Vec<u8> = (0..WINDOW * 2 + 7).map(|i| (i % 13) as u8).collect();
+        source.append(&bytes).unwrap();
+        let sources = [source];
+        let mut reader = SpanReader::new(&sources);
+        let whole = Span {
+            at: 3,
+            len: (WINDOW + 100) as u32,
+        };
+        assert_eq!(reader.read(0, whole).unwrap(), &bytes[3..WINDOW + 103]);
+        let later = Span { at: 10, len: 4 };
+        assert_eq!(reader.read(0, later).unwrap(), &bytes[10..14]);
+        assert!(reader.read(1, later).is_err());
+    }
+}
