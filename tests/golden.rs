@@ -1,10 +1,13 @@
-//! Golden tests: every rollout in `fixtures/` run through the binary, whole outputs compared with
-//! the expected files beside it.
+//! Golden tests: every story in `fixtures/<agent>/<story>/` run through the binary, whole outputs
+//! compared with the expected files beside its log.
 //!
-//! - `NAME.replay.jsonl`, `NAME.view*.jsonl`: written by hand from SPEC.md, never regenerated.
-//! - `NAME.report.txt`, `NAME.report.json`, `NAME.diff.txt`, `NAME.text.txt`: rendered output,
-//!   reviewed when it changes; `ROLLCALL_BLESS=1 cargo test --test golden` rewrites them.
-//! - `NAME.stderr`: the input is unusable; every command must exit 1 with exactly this stderr.
+//! - `replay.jsonl`, `view*.jsonl`: written by hand from SPEC.md, never regenerated.
+//! - `report.txt`, `report.json`, `diff.txt`, `text.txt`: rendered output, reviewed when it
+//!   changes; `ROLLCALL_BLESS=1 cargo test --test golden` rewrites them.
+//! - `stderr`: the input is unusable; every command must exit 1 with exactly this stderr.
+//!
+//! The log is the story's one other `*.jsonl` file (`rollout.jsonl` for Codex; a Claude Code
+//! session is named by its session id).
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
 
 use std::fs;
@@ -12,18 +15,40 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// Expected outputs that are JSONL files themselves.
+const OUTPUTS: [&str; 5] = [
+    "replay.jsonl",
+    "view.jsonl",
+    "view-text.jsonl",
+    "view-audio.jsonl",
+    "view-all.jsonl",
+];
+
+/// The log of each story, sorted.
 fn fixtures() -> Vec<PathBuf> {
-    let mut inputs: Vec<PathBuf> = fs::read_dir("fixtures")
-        .expect("fixtures/ exists")
-        .map(|entry| entry.expect("readable entry").path())
-        .filter(|path| {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            name.ends_with(".jsonl") && name.matches('.').count() == 1
-        })
-        .collect();
+    let mut inputs = Vec::new();
+    for agent in fs::read_dir("fixtures").expect("fixtures/ exists") {
+        let agent = agent.expect("readable entry").path();
+        if !agent.is_dir() {
+            continue;
+        }
+        for story in fs::read_dir(&agent).expect("readable agent folder") {
+            let story = story.expect("readable entry").path();
+            if !story.is_dir() {
+                continue;
+            }
+            let logs: Vec<PathBuf> = fs::read_dir(&story)
+                .expect("readable story")
+                .map(|e| e.expect("readable entry").path())
+                .filter(|p| {
+                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                    name.ends_with(".jsonl") && !OUTPUTS.contains(&name) && p.is_file()
+                })
+                .collect();
+            assert_eq!(logs.len(), 1, "{}: one log per story", story.display());
+            inputs.extend(logs);
+        }
+    }
     inputs.sort();
     assert!(
         inputs.len() >= 12,
@@ -32,12 +57,8 @@ fn fixtures() -> Vec<PathBuf> {
     inputs
 }
 
-fn beside(input: &Path, suffix: &str) -> PathBuf {
-    let stem = input
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or_default();
-    input.with_file_name(format!("{stem}.{suffix}"))
+fn beside(input: &Path, name: &str) -> PathBuf {
+    input.with_file_name(name)
 }
 
 fn run(args: &[&str], input: &Path) -> std::process::Output {

@@ -292,7 +292,7 @@ impl Tree {
 
     /// Copies a fixture in, under the thread id it holds.
     fn fixture(&mut self, folder: Folder, stamp: &str, name: &str, tail: &str, expect: Expect) {
-        let bytes = fs::read(format!("fixtures/{name}.jsonl")).unwrap();
+        let bytes = fs::read(format!("fixtures/codex/{name}/rollout.jsonl")).unwrap();
         self.plant(folder, stamp, tail, bytes, expect);
     }
 
@@ -966,7 +966,7 @@ fn a_thread_id_names_its_rollout() {
     let view = stdout_of(tree.rollcall().args(["repair-view", crash]), 0);
     assert_eq!(
         view,
-        fs::read("fixtures/crash_mid_tool_call.view.jsonl").unwrap()
+        fs::read("fixtures/codex/crash_mid_tool_call/view.jsonl").unwrap()
     );
     let codex = tree.home();
     let (sessions, archive) = (codex.join("sessions"), codex.join("archived_sessions"));
