@@ -449,6 +449,51 @@ pub fn decode_key(raw: &str) -> Option<Cow<'_, [u8]>> {
     Some(Cow::Owned(out))
 }
 
+/// Writes `text` (a key from [`decode_key`]: UTF-8, lone surrogates in generalized UTF-8) as a
+/// JSON string, spelled as serde_json spells strings: `"` and `\\` escaped, `\n \r \t \b \f` as
+/// such, other controls as `\u00xx`, everything else as it is; a lone surrogate as `\udxxx`.
+pub fn encode_str(text: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        let escape: Option<&[u8]> = match b {
+            b'"' => Some(b"\\\""),
+            b'\\' => Some(b"\\\\"),
+            b'\n' => Some(b"\\n"),
+            b'\r' => Some(b"\\r"),
+            b'\t' => Some(b"\\t"),
+            0x08 => Some(b"\\b"),
+            0x0c => Some(b"\\f"),
+            _ => None,
+        };
+        if let Some(escape) = escape {
+            out.extend_from_slice(&text[start..i]);
+            out.extend_from_slice(escape);
+            i += 1;
+            start = i;
+        } else if b < 0x20 {
+            out.extend_from_slice(&text[start..i]);
+            out.extend_from_slice(format!("\\u{b:04x}").as_bytes());
+            i += 1;
+            start = i;
+        } else if b == 0xED && text.get(i + 1).is_some_and(|n| (0xA0..=0xBF).contains(n)) {
+            out.extend_from_slice(&text[start..i]);
+            let unit = (u32::from(b & 0x0F) << 12)
+                | (u32::from(text[i + 1] & 0x3F) << 6)
+                | u32::from(text.get(i + 2).copied().unwrap_or(0x80) & 0x3F);
+            out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+            i += 3;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&text[start.min(text.len())..]);
+    out.push(b'"');
+}
+
 /// The three bytes of a surrogate code point in generalized UTF-8.
 fn push_surrogate(out: &mut Vec<u8>, unit: u32) {
     out.extend_from_slice(&[
@@ -708,6 +753,21 @@ mod tests {
             lossy_key(&key(r#""a\ud800b\udfff""#).unwrap()),
             "a\u{FFFD}b\u{FFFD}"
         );
+    }
+
+    #[test]
+    fn encodes_strings_as_serde_json_does() {
+        for text in ["plain", "q\"b\\s/\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}é😀", ""] {
+            let mut out = Vec::new();
+            encode_str(text.as_bytes(), &mut out);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(text).unwrap()
+            );
+        }
+        let mut out = Vec::new();
+        encode_str(&decode_key(r#""a\uD800b\udfff""#).unwrap(), &mut out);
+        assert_eq!(out, br#""a\ud800b\udfff""#);
     }
 
     /// Issue 14: a lone surrogate was "answered" by the private-use character its old key used.

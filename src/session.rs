@@ -111,10 +111,11 @@ fn replay(
         bounded,
     } = opened;
     let mut findings = Findings::new();
+    let sources = vec![source];
     let state = {
         let mut tee = Tee {
             reader,
-            source: &source,
+            source: &sources[0],
         };
         let unreadable = |e: io::Error| Failure::unusable(&name, read_problem(&e));
         let (dialect, peeked) = sniff(&mut tee).map_err(unreadable)?;
@@ -129,7 +130,7 @@ fn replay(
                 let classifier = codex::record::Classifier {
                     pre_envelope: dialect == Dialect::Codex2025,
                 };
-                let mut fold = codex::fold::Fold::default();
+                let mut fold = codex::fold::Fold::new(&sources, 0);
                 pipeline::run(
                     reader,
                     bounded,
@@ -154,7 +155,7 @@ fn replay(
     }
     Ok(Session {
         name,
-        sources: vec![source],
+        sources,
         findings,
         state,
     })

@@ -252,6 +252,8 @@ impl<R: Read> Read for Tee<'_, R> {
 /// order reads each byte once in large blocks instead of with a system call per item.
 pub(crate) struct SpanReader<'s> {
     sources: &'s [Source],
+    /// How much a read takes at least.
+    block: usize,
     window: Vec<u8>,
     /// Which source and where the window starts.
     src: usize,
@@ -265,9 +267,18 @@ impl<'s> SpanReader<'s> {
     pub fn new(sources: &'s [Source]) -> Self {
         SpanReader {
             sources,
+            block: WINDOW,
             window: Vec::new(),
             src: usize::MAX,
             start: 0,
+        }
+    }
+
+    /// A reader that reads just the spans asked for, for a few reads out of order.
+    pub fn exact(sources: &'s [Source]) -> Self {
+        SpanReader {
+            block: 0,
+            ..SpanReader::new(sources)
         }
     }
 
@@ -279,7 +290,7 @@ impl<'s> SpanReader<'s> {
             && end <= self.start + self.window.len() as u64;
         if !inside {
             let source = self.sources.get(src).ok_or(io::ErrorKind::NotFound)?;
-            let want = (span.len as usize).max(WINDOW);
+            let want = (span.len as usize).max(self.block);
             let available = source.len().saturating_sub(span.at);
             let take = (want as u64).min(available).max(u64::from(span.len)) as usize;
             self.window.resize(take, 0);

@@ -2,12 +2,14 @@
 //! (SPEC §2–§5): the history as item headers, the open turn, and what was counted on the way.
 
 use super::calls::CallIds;
+use super::compaction::{self, Kept};
+use super::forms;
 use super::item::{Flags, Form, Item, ItemKind};
 use super::record::{Classified, Meta, NewItem, Record, Spelling};
 use crate::findings::{Findings, Tally};
 use crate::json;
 use crate::pipeline::{self, Bytes, LineAt};
-use crate::source::Span;
+use crate::source::{Source, Span, SpanReader};
 
 /// A turn as opened by a start event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +48,8 @@ pub(crate) struct State {
     pub started: Option<Box<str>>,
     pub history: Vec<Item>,
     pub calls: CallIds,
-    /// Texts of items that are no span of any source ([`Form::Owned`]).
+    /// Texts of items that are no span of any source ([`Form::Owned`]): at most the one user
+    /// message the last legacy compaction cut.
     pub owned: Vec<Box<str>>,
     /// The turn still open at the end of the file.
     pub incomplete_turn: Option<Turn>,
@@ -61,17 +64,65 @@ pub(crate) struct State {
     pub rollbacks: u64,
 }
 
-/// A replay in progress: the state as far as it has got, and what the rules need on the way.
+/// Positions of the user-turn boundaries in the history, ascending: what rollbacks cut at. After a
+/// legacy compaction the history starts with a run of them, kept as a count.
 #[derive(Debug, Default)]
-pub(crate) struct Fold {
-    pub state: State,
-    /// The source the records come from.
-    src: u16,
-    /// Positions in `history` of user-turn boundaries, ascending: what rollbacks cut at.
-    boundaries: Vec<u32>,
+struct Boundaries {
+    /// `history[..run]` are all boundaries.
+    run: usize,
+    /// The positions after the run.
+    later: Vec<u32>,
 }
 
-impl pipeline::Fold for Fold {
+impl Boundaries {
+    fn len(&self) -> usize {
+        self.run + self.later.len()
+    }
+
+    fn get(&self, n: usize) -> usize {
+        if n < self.run {
+            n
+        } else {
+            self.later[n - self.run] as usize
+        }
+    }
+
+    fn of(history: &[Item]) -> Boundaries {
+        let later = history
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.is_boundary());
+        Boundaries {
+            run: 0,
+            later: later.map(|(i, _)| i as u32).collect(),
+        }
+    }
+
+    /// Keeps those before `cut`.
+    fn truncate(&mut self, cut: usize) {
+        if cut <= self.run {
+            self.run = cut;
+            self.later.clear();
+        } else {
+            let keep = self.later.partition_point(|&p| (p as usize) < cut);
+            self.later.truncate(keep);
+        }
+    }
+}
+
+/// A replay in progress: the state as far as it has got, and what the rules need on the way.
+pub(crate) struct Fold<'s> {
+    pub state: State,
+    /// Every source of the session, for the few rules that read an earlier item again.
+    sources: &'s [Source],
+    /// The source the records come from.
+    src: u16,
+    boundaries: Boundaries,
+    /// What the last legacy compaction kept, while the history still starts with it.
+    kept: Option<Kept>,
+}
+
+impl pipeline::Fold for Fold<'_> {
     type Record = Classified;
 
     fn fold(
@@ -97,7 +148,18 @@ fn text(chunk: &Bytes<'_>, span: Span) -> Option<Box<str>> {
     json::decode_str(raw).map(Into::into)
 }
 
-impl Fold {
+impl<'s> Fold<'s> {
+    /// A fold over `sources`, reading the records of source `src`.
+    pub fn new(sources: &'s [Source], src: u16) -> Fold<'s> {
+        Fold {
+            state: State::default(),
+            sources,
+            src,
+            boundaries: Boundaries::default(),
+            kept: None,
+        }
+    }
+
     fn apply(&mut self, number: u64, record: Record, chunk: &Bytes<'_>, f: &mut Findings) {
         let state = &mut self.state;
         match record {
@@ -189,46 +251,146 @@ impl Fold {
 
     fn push(&mut self, item: Item) {
         if item.is_boundary() {
-            self.boundaries.push(self.state.history.len() as u32);
+            self.boundaries.later.push(self.state.history.len() as u32);
         }
         self.state.history.push(item);
     }
 
     fn replace(&mut self, items: Vec<Item>) {
+        self.boundaries = Boundaries::of(&items);
         self.state.history = items;
-        self.boundaries.clear();
-        let boundaries = self.state.history.iter().enumerate();
-        let boundaries = boundaries.filter(|(_, item)| item.is_boundary());
-        self.boundaries.extend(boundaries.map(|(i, _)| i as u32));
+        self.kept = None;
     }
 
-    /// A compaction without a replacement history: the user turns stay, then the summary.
+    /// The JSON text of an earlier item, read again (a rule needs its content).
+    fn read(&self, item: Item) -> Option<String> {
+        let mut reader = SpanReader::exact(self.sources);
+        let mut out = Vec::new();
+        forms::item_text(item, &self.state.owned, &mut reader, &mut out).ok()?;
+        String::from_utf8(out).ok()
+    }
+
+    /// A compaction without a replacement history (SPEC §2.2).
     fn legacy_compaction(&mut self, message: Span, chunk: &Bytes<'_>) {
-        let history = std::mem::take(&mut self.state.history);
-        let kept = history
-            .into_iter()
-            .filter(|item| item.has(Flags::USER))
-            .collect();
-        self.replace(kept);
-        let mut summary = Item::new(self.src, message, ItemKind::Message, Form::Summary);
-        summary.flags.0 |= Flags::ROLE_USER;
-        let contextual =
-            text(chunk, message).is_some_and(|t| super::turns::is_contextual_fragment(&t));
-        if !contextual {
-            summary.flags.0 |= Flags::USER;
-        }
+        let history = &mut self.state.history;
+        let kept = match self.kept.take() {
+            Some(kept) if kept.len < history.len() => kept,
+            _ => Kept::new(&[]),
+        };
+        let plan = kept.plan(history);
+        let cut = plan.cut.map(|(item, tokens)| {
+            let json = self.read(item).unwrap_or_default();
+            let text = compaction::cut_text(&forms::compaction_text(&json), tokens);
+            let mut rebuilt = Vec::new();
+            forms::rebuilt_message(&json, Some(&text), &mut rebuilt);
+            // The cut message is the oldest one kept: any earlier cut one is gone now.
+            self.state.owned.clear();
+            self.state
+                .owned
+                .push(String::from_utf8(rebuilt).unwrap_or_default().into());
+            let span = Span { at: 0, len: 0 };
+            let mut owned = Item::new(0, span, ItemKind::Message, Form::Owned);
+            owned.flags.0 = Flags::USER | Flags::ROLE_USER;
+            owned.aux = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            owned
+        });
+        let history = &mut self.state.history;
+        let kept = kept.apply(history, plan, cut);
+        self.boundaries = Boundaries {
+            run: history.len(),
+            later: Vec::new(),
+        };
+        self.kept = Some(kept);
+        let summary = self.summary(message, chunk);
         self.push(summary);
     }
 
-    /// Drops the last `n` user turns and everything after them (SPEC §2.1).
+    /// The summary message a legacy compaction ends with.
+    fn summary(&self, message: Span, chunk: &Bytes<'_>) -> Item {
+        let raw = std::str::from_utf8(chunk.get(message)).unwrap_or(r#""""#);
+        let text = forms::summary_text(raw);
+        let text = String::from_utf8_lossy(&text);
+        let mut summary = Item::new(self.src, message, ItemKind::Message, Form::Summary);
+        summary.flags.0 |= Flags::ROLE_USER | Flags::CODEX;
+        if super::turns::is_contextual_fragment(&text) {
+            summary.flags.0 |= Flags::CONTEXT_UPDATE;
+        } else {
+            summary.flags.0 |= Flags::USER;
+            summary.aux = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            if super::parts::is_summary(&text) {
+                summary.flags.0 |= Flags::SUMMARY;
+            }
+        }
+        summary
+    }
+
+    /// Drops the last `n` user turns and everything after them, then the context updates right
+    /// above the cut; a rollback of every turn also strips the first turn's `<model_switch>`
+    /// (SPEC §2.1).
     fn drop_turns(&mut self, n: u64) {
         let count = self.boundaries.len();
         if count == 0 {
             return;
         }
-        let keep_turns = count.saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
-        let cut = self.boundaries[keep_turns] as usize;
-        self.state.history.truncate(cut);
-        self.boundaries.truncate(keep_turns);
+        let first = self.boundaries.get(0);
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        let mut cut = if n >= count {
+            first
+        } else {
+            self.boundaries.get(count - n)
+        };
+        let history = &mut self.state.history;
+        while cut > first && history[cut - 1].has(Flags::CONTEXT_UPDATE) {
+            cut -= 1;
+        }
+        let first_turn = history[first];
+        history.truncate(cut);
+        self.boundaries.truncate(cut);
+        if self.kept.as_ref().is_some_and(|kept| cut <= kept.len) {
+            self.kept = None;
+        }
+        if cut == first {
+            self.strip_first_turn_model_switch(first_turn);
+        }
+    }
+
+    /// After a rollback of every turn: the developer messages before the first turn that share
+    /// its turn id lose their whole `<model_switch>` parts, and go when nothing is left.
+    fn strip_first_turn_model_switch(&mut self, first_turn: Item) {
+        let developer = |item: &Item| item.has(Flags::ROLE_DEVELOPER);
+        if !self.state.history.iter().any(developer) {
+            return;
+        }
+        let Some(boundary) = self.read(first_turn) else {
+            return;
+        };
+        let Some(turn_id) = forms::turn_id(&boundary) else {
+            return;
+        };
+        let mut keep = Vec::with_capacity(self.state.history.len());
+        for &item in &self.state.history {
+            if !developer(&item) {
+                keep.push(item);
+                continue;
+            }
+            let Some(text) = self.read(item) else {
+                keep.push(item);
+                continue;
+            };
+            if forms::turn_id(&text).as_deref() != Some(&turn_id) {
+                keep.push(item);
+            } else if forms::keeps_parts_when_stripped(&text) {
+                let mut stripped = item;
+                if item.has(Flags::MODEL_SWITCH) {
+                    stripped.flags.0 |= Flags::STRIPPED;
+                }
+                keep.push(stripped);
+            }
+        }
+        if keep.len() != self.state.history.len() {
+            self.kept = None;
+            self.boundaries = Boundaries::of(&keep);
+        }
+        self.state.history = keep;
     }
 }

@@ -181,6 +181,11 @@ impl Flags {
     pub const USER: u16 = 1;
     /// An assistant message holding an inter-agent communication: a turn boundary.
     pub const INTER_AGENT: u16 = 1 << 1;
+    /// A context update that a rollback trims above its cut: a contextual user message, or a
+    /// developer message with a developer-context part (SPEC §2.1).
+    pub const CONTEXT_UPDATE: u16 = 1 << 2;
+    /// A developer message with a whole `<model_switch>` part.
+    pub const MODEL_SWITCH: u16 = 1 << 3;
     /// A `tool_search_output` with `execution` `"server"`: never an orphan.
     pub const SERVER: u16 = 1 << 4;
     /// Appended from a Codex `response_item` record: R1 truncates its output (SPEC §8).
@@ -191,8 +196,14 @@ impl Flags {
     pub const IMAGE_RESULT: u16 = 1 << 7;
     /// Has `input_image` or `input_audio` parts.
     pub const MEDIA: u16 = 1 << 8;
+    /// Its whole `<model_switch>` parts are stripped (a first-turn rollback, SPEC §2.1).
+    pub const STRIPPED: u16 = 1 << 9;
     /// A `message` with role `user` (contextual or not).
     pub const ROLE_USER: u16 = 1 << 10;
+    /// A `message` with role `developer`.
+    pub const ROLE_DEVELOPER: u16 = 1 << 11;
+    /// A user message whose text is an earlier compaction summary (SPEC §2.2).
+    pub const SUMMARY: u16 = 1 << 12;
 
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0

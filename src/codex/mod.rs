@@ -4,11 +4,14 @@
 //! dialect is a second spelling of the same records and lives here too.
 
 pub(crate) mod calls;
+pub(crate) mod compaction;
 pub(crate) mod events;
 pub(crate) mod fold;
+pub(crate) mod forms;
 pub(crate) mod item;
 pub(crate) mod parts;
 pub(crate) mod record;
+pub(crate) mod truncate;
 pub(crate) mod turns;
 pub(crate) mod view;
 pub(crate) mod words;

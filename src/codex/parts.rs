@@ -1,38 +1,60 @@
 //! Content parts: what a message's `content` or a tool output's array `output` holds, read once
-//! when the item is classified (media counts, contextual fragments, the text a compaction keeps).
+//! when the item is classified — media counts, contextual fragments, context updates, and the
+//! text a legacy compaction keeps of a user message (SPEC §2.1, §2.2).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::item::{self, Flags, Item, ItemKind};
 use super::turns;
 use crate::json::Parser;
 
-/// What an array of content parts holds.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct Summary {
-    pub images: u32,
-    pub audio: u32,
-    /// An `input_text` part is a contextual fragment (SPEC §2.1).
-    pub contextual: bool,
+/// Codex's compaction summary prefix (`prompts/templates/compact/summary_prefix.md`): a user
+/// message whose text starts with it and a newline is an earlier summary, which a legacy
+/// compaction leaves out.
+pub(crate) const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:";
+
+/// One part of a content array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// The part object's range in the text.
+    pub range: Range<usize>,
+    pub kind: PartKind,
+    /// The raw `text` member, for text parts.
+    pub text: Option<Range<usize>>,
 }
 
-/// Reads the parts of a `content` or `output` value, when it is an array.
-pub(crate) fn scan(text: &str, value: &Option<Range<usize>>) -> Summary {
-    let mut summary = Summary::default();
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PartKind {
+    InputText,
+    OutputText,
+    Image,
+    Audio,
+    Other,
+}
+
+/// The parts of the array value at `value` of `text`; empty when it is not an array.
+pub(crate) fn parts(text: &str, value: &Option<Range<usize>>) -> Vec<Part> {
+    let mut found = Vec::new();
     let Some(range) = value else {
-        return summary;
+        return found;
     };
-    let raw = &text[range.clone()];
-    if !raw.starts_with('[') {
-        return summary;
+    if !text[range.clone()].starts_with('[') {
+        return found;
     }
-    let mut p = Parser::new(raw);
+    let mut p = Parser::new(text);
+    p.seek(range.start);
     let walked = p.array(|p| {
         if p.peek() != Some(b'{') {
-            return Ok(false);
+            found.push(Part {
+                range: p.value()?,
+                kind: PartKind::Other,
+                text: None,
+            });
+            return Ok(true);
         }
         let (mut kind, mut body) = (None, None);
-        p.object(|p, key| {
+        let range = p.object(|p, key| {
             let slot = match &*item::key_name(key) {
                 "type" => &mut kind,
                 "text" => &mut body,
@@ -41,19 +63,134 @@ pub(crate) fn scan(text: &str, value: &Option<Range<usize>>) -> Summary {
             *slot = Some(p.value()?);
             Ok(true)
         })?;
-        match item::string(raw, &kind).as_deref() {
-            Some("input_image") => summary.images += 1,
-            Some("input_audio") => summary.audio += 1,
-            Some("input_text") => {
-                let body = item::string(raw, &body);
-                summary.contextual |= body.is_some_and(|t| turns::is_contextual_fragment(&t));
-            }
-            _ => {}
-        }
+        let kind = match item::string(text, &kind).as_deref() {
+            Some("input_text") => PartKind::InputText,
+            Some("output_text") => PartKind::OutputText,
+            Some("input_image") => PartKind::Image,
+            Some("input_audio") => PartKind::Audio,
+            _ => PartKind::Other,
+        };
+        found.push(Part {
+            range,
+            kind,
+            text: body,
+        });
         Ok(true)
     });
     debug_assert!(walked.is_ok(), "the line was validated whole");
-    summary
+    found
+}
+
+impl Part {
+    /// The decoded text of a text part.
+    pub fn text<'t>(&self, text: &'t str) -> Option<Cow<'t, str>> {
+        item::string(text, &self.text)
+    }
+}
+
+/// Whether the `input_text` part at `i` is the label of the media part beside it (`<image>`,
+/// `<image name=…>` before it, `</image>` after it; the same for audio), which a compaction's
+/// text skips.
+fn is_label(parts: &[Part], i: usize, text: &str) -> bool {
+    let is = |j: Option<usize>, kind: PartKind| {
+        j.and_then(|j| parts.get(j)).is_some_and(|p| p.kind == kind)
+    };
+    [(PartKind::Image, "image"), (PartKind::Audio, "audio")]
+        .into_iter()
+        .any(|(kind, name)| {
+            let open = text == format!("<{name}>")
+                || (text.starts_with(&format!("<{name} name=")) && text.ends_with('>'));
+            let close = text == format!("</{name}>");
+            (open && is(Some(i + 1), kind)) || (close && i > 0 && is(i.checked_sub(1), kind))
+        })
+}
+
+/// The text Codex keeps of a user message when it compacts (SPEC §2.2): its `input_text` parts
+/// joined with `""`, media labels skipped. Calls `each` with the pieces, in order.
+pub(crate) fn compaction_text(text: &str, parts: &[Part], mut each: impl FnMut(&str)) {
+    for (i, part) in parts.iter().enumerate() {
+        if part.kind != PartKind::InputText {
+            continue;
+        }
+        let Some(body) = part.text(text) else {
+            continue;
+        };
+        if !is_label(parts, i, &body) {
+            each(&body);
+        }
+    }
+}
+
+/// What a message's or output's parts say about the item.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Summary {
+    pub images: u32,
+    pub audio: u32,
+    /// An `input_text` part is a contextual fragment (SPEC §2.1).
+    pub contextual: bool,
+    /// An `input_text` part starts with a developer-context marker.
+    pub developer_context: bool,
+    /// An `input_text` part is a whole `<model_switch>` section.
+    pub model_switch: bool,
+    /// Exactly one text part, holding an inter-agent communication.
+    pub communication: bool,
+    /// The byte length of the text a compaction keeps, and whether it is an earlier summary.
+    pub text_len: u64,
+    pub summary: bool,
+}
+
+/// Reads the parts of a message (`role` given) or of a tool output's array.
+pub(crate) fn scan(text: &str, value: &Option<Range<usize>>, role: Option<&str>) -> Summary {
+    let parts = parts(text, value);
+    let mut s = Summary::default();
+    for part in &parts {
+        match part.kind {
+            PartKind::Image => s.images += 1,
+            PartKind::Audio => s.audio += 1,
+            PartKind::InputText => {
+                let Some(body) = part.text(text) else {
+                    continue;
+                };
+                match role {
+                    Some("user") => s.contextual |= turns::is_contextual_fragment(&body),
+                    Some("developer") => {
+                        s.developer_context |= turns::is_developer_context(&body);
+                        s.model_switch |= turns::is_model_switch(&body);
+                    }
+                    _ => {}
+                }
+            }
+            PartKind::OutputText | PartKind::Other => {}
+        }
+    }
+    match role {
+        Some("user") if !s.contextual => {
+            let mut head = String::new();
+            compaction_text(text, &parts, |piece| {
+                s.text_len += piece.len() as u64;
+                if head.len() <= SUMMARY_PREFIX.len() {
+                    head.push_str(piece);
+                }
+            });
+            s.summary = is_summary(&head);
+        }
+        Some("assistant") => {
+            s.communication = match parts.as_slice() {
+                [only] if matches!(only.kind, PartKind::InputText | PartKind::OutputText) => only
+                    .text(text)
+                    .is_some_and(|t| turns::is_communication_text(&t)),
+                _ => false,
+            };
+        }
+        _ => {}
+    }
+    s
+}
+
+/// Whether a compaction text is an earlier summary.
+pub(crate) fn is_summary(text: &str) -> bool {
+    text.strip_prefix(SUMMARY_PREFIX)
+        .is_some_and(|rest| rest.starts_with('\n'))
 }
 
 impl Summary {
@@ -62,13 +199,34 @@ impl Summary {
         if self.images + self.audio > 0 {
             item.flags.0 |= Flags::MEDIA;
         }
-        let prep = item::Prep::new(self.audio, self.images);
-        item.prep = prep;
-        if item.kind == ItemKind::Message && role == Some("user") {
-            item.flags.0 |= Flags::ROLE_USER;
-            if !self.contextual {
-                item.flags.0 |= Flags::USER;
+        item.prep = item::Prep::new(self.audio, self.images);
+        if item.kind != ItemKind::Message {
+            return;
+        }
+        match role {
+            Some("user") => {
+                item.flags.0 |= Flags::ROLE_USER;
+                if self.contextual {
+                    item.flags.0 |= Flags::CONTEXT_UPDATE;
+                } else {
+                    item.flags.0 |= Flags::USER;
+                    item.aux = u32::try_from(self.text_len).unwrap_or(u32::MAX);
+                    if self.summary {
+                        item.flags.0 |= Flags::SUMMARY;
+                    }
+                }
             }
+            Some("developer") => {
+                item.flags.0 |= Flags::ROLE_DEVELOPER;
+                if self.developer_context {
+                    item.flags.0 |= Flags::CONTEXT_UPDATE;
+                }
+                if self.model_switch {
+                    item.flags.0 |= Flags::MODEL_SWITCH;
+                }
+            }
+            Some("assistant") if self.communication => item.flags.0 |= Flags::INTER_AGENT,
+            _ => {}
         }
     }
 }
@@ -82,33 +240,40 @@ pub(crate) enum MediaPart {
 
 /// Where the `input_image` and `input_audio` parts of an array value are, in order.
 pub(crate) fn media(text: &str, value: &Option<Range<usize>>) -> Vec<(Range<usize>, MediaPart)> {
-    let mut found = Vec::new();
-    let Some(range) = value else {
-        return found;
-    };
-    if !text[range.clone()].starts_with('[') {
-        return found;
+    parts(text, value)
+        .into_iter()
+        .filter_map(|part| match part.kind {
+            PartKind::Image => Some((part.range, MediaPart::Image)),
+            PartKind::Audio => Some((part.range, MediaPart::Audio)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(content: &str, role: &str) -> Summary {
+        let text = format!(r#"{{"content":{content}}}"#);
+        let start = text.find('[').unwrap_or(11);
+        scan(&text, &Some(start..text.len() - 1), Some(role))
     }
-    let mut p = Parser::new(text);
-    p.seek(range.start);
-    let _ = p.array(|p| {
-        if p.peek() != Some(b'{') {
-            return Ok(false);
-        }
-        let mut kind = None;
-        let at = p.object(|p, key| {
-            if &*item::key_name(key) != "type" {
-                return Ok(false);
-            }
-            kind = Some(p.value()?);
-            Ok(true)
-        })?;
-        match item::string(text, &kind).as_deref() {
-            Some("input_image") => found.push((at, MediaPart::Image)),
-            Some("input_audio") => found.push((at, MediaPart::Audio)),
-            _ => {}
-        }
-        Ok(true)
-    });
-    found
+
+    #[test]
+    fn compaction_text_joins_parts_and_skips_labels() {
+        let s = summary(
+            r#"[{"type":"input_text","text":"<image>"},{"type":"input_image","image_url":"x"},{"type":"input_text","text":"</image>"},{"type":"input_text","text":"ab"},{"type":"output_text","text":"ignored"},{"type":"input_text","text":"</image>"}]"#,
+            "user",
+        );
+        assert_eq!((s.images, s.text_len), (1, 10)); // "ab" + a label not beside its image
+        assert!(!s.contextual);
+    }
+
+    #[test]
+    fn earlier_summaries_are_told_by_their_prefix() {
+        assert!(is_summary(&format!("{SUMMARY_PREFIX}\nthe summary")));
+        assert!(!is_summary(SUMMARY_PREFIX));
+        assert_eq!(SUMMARY_PREFIX.len(), 399);
+    }
 }

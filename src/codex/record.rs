@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use super::item::{self, Fields, Flags, Form, Item, ItemKind};
 use super::parts;
+use super::turns;
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
 use crate::source::Span;
@@ -179,9 +180,8 @@ impl Nested {
 }
 
 /// Record kinds that change nothing in history; a payload must still be an object.
-const CONTEXT_KINDS: [&str; 8] = [
+const CONTEXT_KINDS: [&str; 7] = [
     "turn_context",
-    "inter_agent_communication",
     "inter_agent_communication_metadata",
     "world_state",
     "token_usage_record",
@@ -304,6 +304,23 @@ impl Line<'_> {
                 let event = item::string(self.text, &payload.kind)
                     .ok_or(shape("event_msg", r#"payload has no string "type""#))?;
                 (Some(Codex), self.event(&event, payload))
+            }
+            "inter_agent_communication" => {
+                let kind = "inter_agent_communication";
+                let (nested, _) = self.payload(kind)?.ok_or(shape(kind, "no payload"))?;
+                turns::communication(self.text, nested.range.clone()).ok_or(shape(
+                    kind,
+                    "payload is no communication Codex can read (string content, boolean \
+                     trigger_turn, agent paths for author and recipient)",
+                ))?;
+                let span = self.span(&nested.range);
+                let mut item = Item::new(0, span, ItemKind::AgentMessage, Form::InterAgent);
+                item.flags.0 |= Flags::CODEX;
+                let item = NewItem {
+                    item,
+                    call_id: None,
+                };
+                (Some(Codex), Record::Item(Some(item)))
             }
             kind if CONTEXT_KINDS.contains(&kind) => {
                 let name = CONTEXT_KINDS
@@ -502,14 +519,14 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         ItemKind::GhostSnapshot => return Candidate::Filtered,
         ItemKind::Message => {
             let role = item::string(text, &f.role);
-            if role.as_deref() == Some("system") {
+            if role.as_deref() == Some("system") && origin & REPLACEMENT == 0 {
                 return Candidate::Filtered;
             }
-            let parts = parts::scan(text, &f.content);
+            let parts = parts::scan(text, &f.content, role.as_deref());
             parts.flag(&mut item, role.as_deref());
         }
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
-            let parts = parts::scan(text, &f.output);
+            let parts = parts::scan(text, &f.output, None);
             parts.flag(&mut item, None);
         }
         ItemKind::ToolSearchOutput => {

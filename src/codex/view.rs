@@ -7,10 +7,11 @@ use std::io;
 use uuid::Uuid;
 
 use super::fold::State;
-use super::item::{Family, Fields, Flags, Form, Item, ItemKind, Side};
+use super::forms;
+use super::item::{Family, Fields, Flags, Item, ItemKind, Side};
 use super::parts::{self, MediaPart};
 use super::words;
-use crate::json::{self, Parser};
+use crate::json::Parser;
 use crate::source::SpanReader;
 use crate::view::{Change, Entry, Origin, PromptView, Shape, Sign};
 
@@ -218,35 +219,7 @@ impl<'s> View<'s> {
         reader: &mut SpanReader<'_>,
         out: &mut Vec<u8>,
     ) -> io::Result<()> {
-        out.clear();
-        match item.form() {
-            Form::Verbatim => {
-                out.extend_from_slice(checked(reader.read(item.src(), item.span())?)?)
-            }
-            Form::Summary => {
-                let raw = reader.read(item.src(), item.span())?;
-                summary_message(raw, out);
-            }
-            Form::InterAgent | Form::Rebuilt => {
-                // Made by later rules; until then the span's text stands as it is.
-                out.extend_from_slice(reader.read(item.src(), item.span())?);
-            }
-            Form::Owned => {
-                let text = self.state.owned.get(item.span().at as usize);
-                out.extend_from_slice(text.map_or("", |t| t).as_bytes());
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The bytes read back for an item must still be one: a file truncated or rewritten in place
-/// after its pass shows here, instead of as garbage in the output.
-fn checked(bytes: &[u8]) -> io::Result<&[u8]> {
-    if bytes.first() == Some(&b'{') && bytes.last() == Some(&b'}') {
-        Ok(bytes)
-    } else {
-        Err(crate::source::changed())
+        forms::item_text(item, &self.state.owned, reader, out)
     }
 }
 
@@ -294,24 +267,6 @@ pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
         ),
     };
     out.extend_from_slice(text.as_bytes());
-}
-
-/// The user message a legacy compaction leaves behind, holding its `message` (raw JSON). The text
-/// is written as serde_json spells it, unless it holds a lone surrogate, which only the original
-/// spelling keeps.
-fn summary_message(raw: &[u8], out: &mut Vec<u8>) {
-    let raw = std::str::from_utf8(raw).unwrap_or(r#""""#);
-    let lone = json::decode_key(raw).is_some_and(|key| std::str::from_utf8(&key).is_err());
-    let message = match json::decode_str(raw) {
-        Some(text) if !lone => serde_json::to_string(&text).unwrap_or_else(|_| raw.into()),
-        _ => raw.into(),
-    };
-    // Written by hand, not with `json!`, whose map would sort the keys.
-    out.extend_from_slice(
-        br#"{"type":"message","role":"user","content":[{"type":"input_text","text":"#,
-    );
-    out.extend_from_slice(message.as_bytes());
-    out.extend_from_slice(b"}]}");
 }
 
 const IMAGE_PLACEHOLDER: &str = r#"{"type":"input_text","text":"image content omitted because you do not support image input"}"#;

@@ -113,6 +113,7 @@ pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Ve
     let kind = field("type");
     let mut head = match kind {
         "message" => field("role").to_string(),
+        "agent_message" => format!("agent {} → {}", field("author"), field("recipient")),
         "function_call" | "custom_tool_call" => format!("call {}", field("name")),
         "local_shell_call" => "call local_shell".to_string(),
         "tool_search_call" => "tool search".to_string(),
@@ -134,7 +135,7 @@ pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Ve
 fn body(item: &Value) -> Vec<String> {
     let mut lines = Vec::new();
     match item.get("type").and_then(Value::as_str).unwrap_or_default() {
-        "message" => parts(item.get("content"), &mut lines),
+        "message" | "agent_message" => parts(item.get("content"), &mut lines),
         "function_call" => lines.push(blob(item.get("arguments"))),
         "custom_tool_call" => lines.push(blob(item.get("input"))),
         "local_shell_call" => lines.push(blob(item.get("action"))),
@@ -180,6 +181,7 @@ fn parts(content: Option<&Value>, lines: &mut Vec<String>) {
                 format!("[image: {}]", short(url))
             }
             "input_audio" => "[audio]".to_string(),
+            "encrypted_content" => "[encrypted]".to_string(),
             _ => blob(part.get("text").or(Some(part))),
         };
         lines.push(line);

@@ -1,0 +1,138 @@
+//! Codex's text truncation (`utils/string/src/truncate.rs` and `utils/output-truncation` at the
+//! reference commit): keep a head and a tail of whole characters around a marker. A legacy
+//! compaction cuts the last user text it keeps with it (SPEC §2.2), and resume cuts long tool
+//! outputs with it (SPEC §8 R1).
+
+use std::borrow::Cow;
+
+/// A truncation policy: a budget in bytes, or in tokens of four bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))] // byte policies come with resume preparation
+pub enum Policy {
+    Bytes(u64),
+    Tokens(u64),
+}
+
+/// Codex's token estimate of a text of `len` bytes: one token per four bytes, rounded up.
+pub(crate) fn tokens_for_bytes(len: u64) -> u64 {
+    len.div_ceil(4)
+}
+
+/// `text` cut to `policy` (Codex's `truncate_text`).
+pub(crate) fn truncate_text(text: &str, policy: Policy) -> Cow<'_, str> {
+    match policy {
+        Policy::Bytes(max) => with_byte_estimate(text, max, false),
+        Policy::Tokens(max) => {
+            if text.is_empty() {
+                return Cow::Borrowed(text);
+            }
+            if max > 0 && text.len() as u64 <= max.saturating_mul(4) {
+                return Cow::Borrowed(text);
+            }
+            with_byte_estimate(text, max.saturating_mul(4), true)
+        }
+    }
+}
+
+fn marker(tokens: bool, n: u64) -> String {
+    if tokens {
+        format!("…{n} tokens truncated…")
+    } else {
+        format!("…{n} chars truncated…")
+    }
+}
+
+fn with_byte_estimate(text: &str, max_bytes: u64, tokens: bool) -> Cow<'_, str> {
+    if text.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let len = text.len() as u64;
+    if max_bytes == 0 {
+        let n = if tokens {
+            tokens_for_bytes(len)
+        } else {
+            text.chars().count() as u64
+        };
+        return Cow::Owned(marker(tokens, n));
+    }
+    if len <= max_bytes {
+        return Cow::Borrowed(text);
+    }
+    let left = max_bytes / 2;
+    let right = max_bytes - left;
+    let (removed, head, tail) = split(text, left, right);
+    let n = if tokens {
+        tokens_for_bytes(len - max_bytes)
+    } else {
+        removed
+    };
+    Cow::Owned(format!("{head}{}{tail}", marker(tokens, n)))
+}
+
+/// The longest head of whole characters within `left` bytes, the longest tail of whole
+/// characters within `right` bytes, and how many characters lie between them.
+fn split(text: &str, left: u64, right: u64) -> (u64, &str, &str) {
+    let len = text.len() as u64;
+    let tail_target = len.saturating_sub(right);
+    let mut head_end = 0;
+    let mut tail_start = text.len();
+    let mut removed = 0;
+    let mut started = false;
+    for (at, c) in text.char_indices() {
+        let end = (at + c.len_utf8()) as u64;
+        if end <= left {
+            head_end = end as usize;
+        } else if at as u64 >= tail_target {
+            if !started {
+                tail_start = at;
+                started = true;
+            }
+        } else {
+            removed += 1;
+        }
+    }
+    let tail_start = tail_start.max(head_end);
+    (removed, &text[..head_end], &text[tail_start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_and_boundary_cases() {
+        let t = |s: &str, p| truncate_text(s, p).into_owned();
+        assert_eq!(t("", Policy::Tokens(0)), "");
+        assert_eq!(t("abc", Policy::Tokens(0)), "…1 tokens truncated…");
+        assert_eq!(t("abcdefgh", Policy::Bytes(0)), "…8 chars truncated…");
+        assert_eq!(t("ééé", Policy::Bytes(0)), "…3 chars truncated…");
+        let a48000 = "a".repeat(48_000);
+        assert_eq!(t(&a48000, Policy::Tokens(12_000)), a48000);
+        let cut = t(&"a".repeat(48_001), Policy::Tokens(12_000));
+        assert_eq!(
+            cut,
+            format!(
+                "{}…1 tokens truncated…{}",
+                "a".repeat(24_000),
+                "a".repeat(24_000)
+            )
+        );
+        let cut = t(&"a".repeat(12_001), Policy::Bytes(12_000));
+        assert_eq!(
+            cut,
+            format!(
+                "{}…1 chars truncated…{}",
+                "a".repeat(6_000),
+                "a".repeat(6_000)
+            )
+        );
+        assert_eq!(
+            t("héllo wörld", Policy::Bytes(5)),
+            "h…7 chars truncated…rld"
+        );
+        assert_eq!(
+            t("日本語テキスト", Policy::Tokens(2)),
+            "日…4 tokens truncated…ト"
+        );
+    }
+}
