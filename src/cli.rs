@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
+use crate::codex::prep::Prep;
+use crate::codex::truncate::Policy;
 use crate::codex::view::Modalities;
 use crate::home::CodexHome;
 use crate::session::{Input, Load};
@@ -141,6 +143,33 @@ pub struct RepairViewArgs {
     /// Show what normalization changed, item by item, instead of the view.
     #[arg(long, conflicts_with = "format")]
     pub diff: bool,
+
+    /// How Codex cuts long tool outputs on resume: tokens:N, bytes:N or none.
+    #[arg(long, value_name = "POLICY", default_value = "tokens:10000", value_parser = parse_truncation)]
+    pub truncation: Truncation,
+
+    /// Show the history repaired per request only, without what Codex does once on resume
+    /// (cutting long tool outputs, preparing images and audio).
+    #[arg(long)]
+    pub no_resume_prep: bool,
+}
+
+/// A `--truncation` policy; `None` for `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation(pub Option<Policy>);
+
+fn parse_truncation(text: &str) -> Result<Truncation, String> {
+    if text == "none" {
+        return Ok(Truncation(None));
+    }
+    let bad = || format!("`{text}`: expected tokens:N, bytes:N or none (N a whole number)");
+    let (unit, n) = text.split_once(':').ok_or_else(bad)?;
+    let n: u64 = n.parse().map_err(|_| bad())?;
+    match unit {
+        "tokens" => Ok(Truncation(Some(Policy::Tokens(n)))),
+        "bytes" => Ok(Truncation(Some(Policy::Bytes(n)))),
+        _ => Err(bad()),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -209,11 +238,7 @@ pub enum Job {
     },
 }
 
-/// What a prompt view is made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ViewSettings {
-    pub modalities: Modalities,
-}
+pub use crate::codex::view::Settings as ViewSettings;
 
 /// Every decision the arguments and environment imply, made once.
 #[derive(Debug, Clone)]
@@ -286,6 +311,10 @@ impl Cli {
             Command::RepairView(args) => {
                 let settings = ViewSettings {
                     modalities: args.modalities,
+                    prep: Prep {
+                        truncation: args.truncation.0,
+                        enabled: !args.no_resume_prep,
+                    },
                 };
                 let job = if args.diff {
                     Job::Diff { settings }
@@ -329,6 +358,25 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn truncation_policies() {
+        let t = |s| parse_truncation(s).map(|t| t.0);
+        assert_eq!(t("tokens:10000"), Ok(Some(Policy::Tokens(10_000))));
+        assert_eq!(t("bytes:0"), Ok(Some(Policy::Bytes(0))));
+        assert_eq!(t("none"), Ok(None));
+        for bad in [
+            "tokens",
+            "tokens:",
+            "tokens:-1",
+            "chars:5",
+            "Tokens:5",
+            "tokens:1.5",
+            "",
+        ] {
+            assert!(t(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn modality_lists() {

@@ -52,6 +52,8 @@ use clap::CommandFactory;
 use cli::{Config, Task};
 
 pub use cli::{Format, Job, ViewSettings};
+pub use codex::prep::Prep;
+pub use codex::truncate::Policy;
 pub use codex::view::Modalities;
 use exit::{Failure, Status};
 use render::Paint;
@@ -78,7 +80,7 @@ impl Loaded {
 
     /// Whether `--strict` would exit with status 3.
     pub fn fails_strict(&self) -> bool {
-        report::Report::new(&self.0).fails_strict()
+        report::Report::new(&self.0).is_ok_and(|r| r.fails_strict())
     }
 }
 
@@ -129,7 +131,9 @@ fn run_rollout(
     if !written {
         return Ok(Status::Success);
     }
-    let findings = report::Report::new(&session).fails_strict();
+    let findings = report::Report::new(&session)
+        .map_err(|e| Failure::unusable(&session.name, e))?
+        .fails_strict();
     Ok(if strict && findings {
         Status::Findings
     } else {

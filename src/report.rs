@@ -108,6 +108,12 @@ pub(crate) struct Repairs {
     pub orphan_outputs: Vec<IdRef>,
     pub images_replaced: u64,
     pub audio_replaced: u64,
+    /// Tool outputs resume preparation cuts (R1, `tokens:10000`).
+    pub outputs_truncated: u64,
+    /// Media parts resume preparation replaces or rewrites (R2).
+    pub media_prepared: u64,
+    /// Images kept that Codex resizes on resume (rollcall reads only their headers).
+    pub images_codex_would_resize: u64,
 }
 
 /// A call id as the report shows it: a string, or the JSON value it was.
@@ -151,29 +157,54 @@ fn json_value(raw: &[u8]) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|_| serde_json::Value::String(text.into_owned()))
 }
 
+/// What the default prompt view changes in a Codex history, counted from item headers (an item
+/// with too many media parts for its header is read again).
+fn codex_repairs(session: &Session, state: &codex::State) -> std::io::Result<Repairs> {
+    use codex::view::{Settings, Step, View};
+    let view = View::new(state, Settings::default());
+    let mut repairs = Repairs::default();
+    for step in view.steps() {
+        let item = match step {
+            Step::Insert(i, _) => {
+                let id = state.calls.get(state.history[i].call());
+                repairs.missing_outputs.push(IdRef::of(id));
+                continue;
+            }
+            Step::Remove(i) => {
+                let id = state.calls.get(state.history[i].call());
+                repairs.orphan_outputs.push(IdRef::of(id));
+                continue;
+            }
+            Step::Item(i) => state.history[i],
+        };
+        let mut counts = item.prep;
+        if counts.saturated() {
+            let mut reader = crate::source::SpanReader::exact(&session.sources);
+            let mut text = Vec::new();
+            view.item_text(item, &mut reader, &mut text)?;
+            counts = codex::prep::default_counts(&item, &String::from_utf8_lossy(&text));
+        }
+        let modalities = view.settings.modalities;
+        if !modalities.image {
+            repairs.images_replaced += u64::from(counts.images());
+            repairs.images_replaced += u64::from(item.has(codex::item::Flags::IMAGE_RESULT));
+        }
+        if !modalities.audio {
+            repairs.audio_replaced += u64::from(counts.audio());
+        }
+        repairs.outputs_truncated += u64::from(counts.truncated());
+        repairs.media_prepared += u64::from(counts.prepared());
+        repairs.images_codex_would_resize += u64::from(counts.resize());
+    }
+    Ok(repairs)
+}
+
 impl<'a> Report<'a> {
-    pub fn new(session: &'a Session) -> Report<'a> {
+    pub fn new(session: &'a Session) -> std::io::Result<Report<'a>> {
         let f = &session.findings;
         let State::Codex(state) = &session.state;
-        let view = codex::view::View::new(state, codex::view::Modalities::default());
-        let mut repairs = Repairs::default();
-        for step in view.steps() {
-            match step {
-                codex::view::Step::Insert(i, _) => repairs
-                    .missing_outputs
-                    .push(IdRef::of(state.calls.get(state.history[i].call()))),
-                codex::view::Step::Remove(i) => repairs
-                    .orphan_outputs
-                    .push(IdRef::of(state.calls.get(state.history[i].call()))),
-                codex::view::Step::Keep(_) | codex::view::Step::Rewrite(_) => {}
-            }
-        }
-        for item in &state.history {
-            let (images, audio) = view.media_replaced(item);
-            repairs.images_replaced += images;
-            repairs.audio_replaced += audio;
-        }
-        Report {
+        let repairs = codex_repairs(session, state)?;
+        Ok(Report {
             file: &session.name,
             thread_id: state.thread_id.as_deref(),
             cwd: state.cwd.as_deref(),
@@ -207,7 +238,7 @@ impl<'a> Report<'a> {
                 rollbacks: state.rollbacks,
             }),
             repairs,
-        }
+        })
     }
 
     /// Whether `--strict` fails on what was found.

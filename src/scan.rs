@@ -216,9 +216,9 @@ pub fn rows(
 fn row(found: Found, load: Load, read: &(dyn Fn(u64) + Sync)) -> Row {
     let input = Input::Path(found.path.clone());
     let outcome = match session::load(&input, load, &mut |bytes| read(bytes)) {
-        Ok(session) => {
-            let report = Report::new(&session);
-            Ok(Findings {
+        Ok(session) => match Report::new(&session) {
+            Err(e) => Err(format!("changed while being read: {e}")),
+            Ok(report) => Ok(Findings {
                 thread_id: report.thread_id.unwrap_or_default().into(),
                 cwd: report.cwd.map(Into::into),
                 started: report.started.map(Into::into),
@@ -227,8 +227,8 @@ fn row(found: Found, load: Load, read: &(dyn Fn(u64) + Sync)) -> Row {
                 incomplete_turn_id: report.incomplete_turn_id.map(Into::into),
                 missing_outputs: report.repairs.missing_outputs.len(),
                 orphan_outputs: report.repairs.orphan_outputs.len(),
-            })
-        }
+            }),
+        },
         Err(failure) => Err(failure.problem),
     };
     Row { found, outcome }

@@ -51,7 +51,10 @@ pub fn check_pipeline(bytes: &[u8]) {
     );
 
     for modalities in all_modalities() {
-        let settings = ViewSettings { modalities };
+        let settings = ViewSettings {
+            modalities,
+            ..ViewSettings::default()
+        };
         let view = render(
             &session,
             Job::View {

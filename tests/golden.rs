@@ -1,7 +1,10 @@
 //! Golden tests: every story in `fixtures/<agent>/<story>/` run through the binary, whole outputs
 //! compared with the expected files beside its log.
 //!
-//! - `replay.jsonl`, `view*.jsonl`: written by hand from SPEC.md, never regenerated.
+//! - `replay.jsonl`, `view.jsonl`, `view-<name>.jsonl`: written by hand from SPEC.md (or from the
+//!   agent's own tests), never regenerated. `view-text`, `view-audio` and `view-all` are the
+//!   views for those modalities; any other `view-<name>.jsonl` has its `repair-view` arguments
+//!   on a line `view-<name>.jsonl: ARGS` of the story's `args.txt`.
 //! - `report.txt`, `report.json`, `diff.txt`, `text.txt`: rendered output, reviewed when it
 //!   changes; `ROLLCALL_BLESS=1 cargo test --test golden` rewrites them.
 //! - `stderr`: the input is unusable; every command must exit 1 with exactly this stderr.
@@ -15,14 +18,50 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-/// Expected outputs that are JSONL files themselves.
-const OUTPUTS: [&str; 5] = [
-    "replay.jsonl",
-    "view.jsonl",
-    "view-text.jsonl",
-    "view-audio.jsonl",
-    "view-all.jsonl",
-];
+/// Whether a story's JSONL file is an expected output, not its log.
+fn is_output(name: &str) -> bool {
+    name == "replay.jsonl" || (name.starts_with("view") && name.ends_with(".jsonl"))
+}
+
+/// The `repair-view` arguments of each expected view of the story whose log is `input`.
+fn views(input: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    let story = input.parent().expect("a story folder");
+    let listed = fs::read_to_string(story.join("args.txt")).unwrap_or_default();
+    let mut views = Vec::new();
+    for entry in fs::read_dir(story).expect("readable story") {
+        let path = entry.expect("readable entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if !(name.starts_with("view") && name.ends_with(".jsonl")) {
+            continue;
+        }
+        let modalities = match name.as_str() {
+            "view.jsonl" => Some("text,image"),
+            "view-text.jsonl" => Some("text"),
+            "view-audio.jsonl" => Some("text,audio"),
+            "view-all.jsonl" => Some("text,image,audio"),
+            _ => None,
+        };
+        let args: Vec<String> = match modalities {
+            Some(m) => vec!["--modalities".into(), m.into()],
+            None => {
+                let line = listed
+                    .lines()
+                    .find_map(|line| line.strip_prefix(&format!("{name}:")))
+                    .unwrap_or_else(|| {
+                        panic!("{}: no line for {name} in args.txt", story.display())
+                    });
+                line.split_whitespace().map(String::from).collect()
+            }
+        };
+        views.push((path, args));
+    }
+    views.sort();
+    views
+}
 
 /// The log of each story, sorted.
 fn fixtures() -> Vec<PathBuf> {
@@ -42,7 +81,7 @@ fn fixtures() -> Vec<PathBuf> {
                 .map(|e| e.expect("readable entry").path())
                 .filter(|p| {
                     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                    name.ends_with(".jsonl") && !OUTPUTS.contains(&name) && p.is_file()
+                    name.ends_with(".jsonl") && !is_output(name) && p.is_file()
                 })
                 .collect();
             assert_eq!(logs.len(), 1, "{}: one log per story", story.display());
@@ -125,26 +164,20 @@ fn repair_view_prints_the_expected_view_for_each_modality() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for input in fixtures().iter().filter(|i| usable(i)) {
-        for (suffix, modalities) in [
-            ("view.jsonl", "text,image"),
-            ("view-text.jsonl", "text"),
-            ("view-audio.jsonl", "text,audio"),
-            ("view-all.jsonl", "text,image,audio"),
-        ] {
-            let expected = beside(input, suffix);
-            if !expected.exists() {
-                if suffix == "view.jsonl" {
-                    failures.push(format!("{}: missing", expected.display()));
-                }
-                continue;
-            }
+        let views = views(input);
+        if !views.iter().any(|(path, _)| path.ends_with("view.jsonl")) {
+            failures.push(format!("{}: no view.jsonl", input.display()));
+        }
+        for (expected, args) in views {
             compared += 1;
-            let out = run(&["repair-view", "--modalities", modalities], input);
-            assert_eq!(out.status.code(), Some(0), "{}", input.display());
+            let mut all = vec!["repair-view"];
+            all.extend(args.iter().map(String::as_str));
+            let out = run(&all, input);
+            assert_eq!(out.status.code(), Some(0), "{} {args:?}", input.display());
             if fs::read(&expected).ok().as_deref() != Some(&out.stdout[..]) {
                 failures.push(format!(
-                    "{} ({modalities}): view differs:\n{}",
-                    input.display(),
+                    "{} ({args:?}): view differs:\n{}",
+                    expected.display(),
                     String::from_utf8_lossy(&out.stdout)
                 ));
             }

@@ -82,7 +82,10 @@ fn view_of(items: &[String], modalities: Modalities) -> Vec<String> {
     let mut out = Vec::new();
     let job = Job::View {
         format: Format::Jsonl,
-        settings: ViewSettings { modalities },
+        settings: ViewSettings {
+            modalities,
+            ..ViewSettings::default()
+        },
     };
     session.render(job, &mut out).expect("rendered");
     String::from_utf8(out)
@@ -233,5 +236,77 @@ fn view_size_is_linear_in_the_history() {
             .filter(|t| t.ends_with(r#""output":"aborted"}"#))
             .count();
         assert_eq!(aborted, n);
+    }
+}
+
+/// A Codex rollout holding one function call and its output `text`, viewed with `truncation`.
+fn truncated_view(text: &str, truncation: rollcall::Policy) -> String {
+    let output = serde_json::to_string(text).unwrap();
+    let rollout = format!(
+        "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"t\"}}}}\n\
+         {{\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"f\"}}}}\n\
+         {{\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":{output}}}}}\n"
+    );
+    let session = Loaded::from_bytes(rollout.as_bytes()).expect("usable rollout");
+    let mut out = Vec::new();
+    let settings = ViewSettings {
+        prep: rollcall::Prep {
+            truncation: Some(truncation),
+            enabled: true,
+        },
+        ..ViewSettings::default()
+    };
+    let job = Job::View {
+        format: Format::Jsonl,
+        settings,
+    };
+    session.render(job, &mut out).expect("rendered");
+    let view = String::from_utf8(out).expect("UTF-8");
+    let last: Value = serde_json::from_str(view.lines().last().expect("an output")).expect("JSON");
+    last["output"]
+        .as_str()
+        .expect("a string output")
+        .to_string()
+}
+
+/// Texts with one-, two-, three- and four-byte characters.
+fn output_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec!['a', 'é', '日', '😀', '\n', '"']),
+        0..600,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// R1 (SPEC §8): a cut output keeps a head and a tail of the original, whole characters
+    /// only, around one marker, and stays within its budget (the limit × 1.2) but for the marker.
+    #[test]
+    fn truncation_stays_in_budget_and_keeps_whole_characters(
+        text in output_text(),
+        limit in 0u64..200,
+        tokens in any::<bool>(),
+    ) {
+        let policy = if tokens {
+            rollcall::Policy::Tokens(limit)
+        } else {
+            rollcall::Policy::Bytes(limit)
+        };
+        let budget_bytes = (limit * 6).div_ceil(5) * if tokens { 4 } else { 1 };
+        let got = truncated_view(&text, policy);
+        if got == text {
+            prop_assert!(text.len() as u64 <= budget_bytes || text.is_empty());
+            return Ok(());
+        }
+        let marker = got
+            .find('…')
+            .and_then(|start| got[start + 3..].find('…').map(|end| start..start + 3 + end + 3))
+            .expect("a marker");
+        let (head, tail) = (&got[..marker.start], &got[marker.end..]);
+        prop_assert!(text.starts_with(head), "head is no prefix: {got:?}");
+        prop_assert!(text.ends_with(tail), "tail is no suffix: {got:?}");
+        prop_assert!((head.len() + tail.len()) as u64 <= budget_bytes, "{got:?} over {budget_bytes}");
     }
 }

@@ -214,19 +214,50 @@ impl Flags {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Prep(pub u32);
 
+/// How many of each a header counts exactly; past it, the report reads the item again.
+const COUNT_MAX: u32 = 0x7f;
+
 impl Prep {
-    pub fn new(audio: u32, images: u32) -> Prep {
-        Prep(audio.min(0xffff) << 16 | images.min(0xffff))
+    const SATURATED: u32 = 1 << 31;
+    const TRUNCATED: u32 = 1 << 30;
+
+    /// The counts of an item under the default view: `audio` and `images` are the media parts
+    /// left after resume preparation, which a view without those modalities then replaces.
+    pub fn new(truncated: bool, prepared: u32, resize: u32, audio: u32, images: u32) -> Prep {
+        if prepared.max(resize).max(audio).max(images) > COUNT_MAX {
+            return Prep(Self::SATURATED);
+        }
+        Prep(u32::from(truncated) << 30 | prepared << 21 | resize << 14 | audio << 7 | images)
     }
 
-    /// `input_audio` parts.
+    /// Too many parts to count in a header: the report reads the item again.
+    pub fn saturated(self) -> bool {
+        self.0 & Self::SATURATED != 0
+    }
+
+    /// R1 cuts the output.
+    pub fn truncated(self) -> bool {
+        self.0 & Self::TRUNCATED != 0
+    }
+
+    /// Media parts R2 replaces or rewrites.
+    pub fn prepared(self) -> u32 {
+        (self.0 >> 21) & COUNT_MAX
+    }
+
+    /// Images R2 keeps that Codex would resize.
+    pub fn resize(self) -> u32 {
+        (self.0 >> 14) & COUNT_MAX
+    }
+
+    /// `input_audio` parts left after R2.
     pub fn audio(self) -> u32 {
-        self.0 >> 16
+        (self.0 >> 7) & COUNT_MAX
     }
 
-    /// `input_image` parts.
+    /// `input_image` parts left after R2.
     pub fn images(self) -> u32 {
-        self.0 & 0xffff
+        self.0 & COUNT_MAX
     }
 }
 
@@ -414,9 +445,20 @@ mod tests {
     }
 
     #[test]
-    fn prep_counts_round_trip() {
-        let p = Prep::new(1, 127);
-        assert_eq!((p.audio(), p.images()), (1, 127));
+    fn prep_counts_round_trip_and_saturate() {
+        let p = Prep::new(true, 3, 2, 1, 127);
+        assert_eq!(
+            (
+                p.truncated(),
+                p.prepared(),
+                p.resize(),
+                p.audio(),
+                p.images()
+            ),
+            (true, 3, 2, 1, 127)
+        );
+        assert!(Prep::new(false, 128, 0, 0, 0).saturated());
+        assert!(!Prep::default().saturated());
     }
 
     #[test]

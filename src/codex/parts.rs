@@ -199,7 +199,7 @@ impl Summary {
         if self.images + self.audio > 0 {
             item.flags.0 |= Flags::MEDIA;
         }
-        item.prep = item::Prep::new(self.audio, self.images);
+        item.prep = item::Prep::new(false, 0, 0, self.audio, self.images);
         if item.kind != ItemKind::Message {
             return;
         }

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use super::item::{self, Fields, Flags, Form, Item, ItemKind};
 use super::parts;
+use super::prep::{self, Prep};
 use super::turns;
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
@@ -545,6 +546,9 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         | ItemKind::ToolSearchCall
         | ItemKind::AgentMessage
         | ItemKind::Other => {}
+    }
+    if prep::may_change(&item, Prep::default()) {
+        item.prep = prep::default_counts(&item, &text[range.clone()]);
     }
     Candidate::Item(NewItem { item, call_id })
 }

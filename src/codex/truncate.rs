@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 /// A truncation policy: a budget in bytes, or in tokens of four bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(not(test), allow(dead_code))] // byte policies come with resume preparation
 pub enum Policy {
     Bytes(u64),
     Tokens(u64),
@@ -16,6 +15,26 @@ pub enum Policy {
 /// Codex's token estimate of a text of `len` bytes: one token per four bytes, rounded up.
 pub(crate) fn tokens_for_bytes(len: u64) -> u64 {
     len.div_ceil(4)
+}
+
+impl Policy {
+    /// The budget resume actually applies to a tool output: the limit × 1.2, rounded up
+    /// (`history.rs` `process_item`). `(6n + 4) / 5` is that ceiling for every realistic `n`.
+    pub fn serialization_budget(self) -> Policy {
+        let scale = |n: u64| n.saturating_mul(6).saturating_add(4) / 5;
+        match self {
+            Policy::Bytes(n) => Policy::Bytes(scale(n)),
+            Policy::Tokens(n) => Policy::Tokens(scale(n)),
+        }
+    }
+
+    /// The budget in bytes.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Policy::Bytes(n) => n,
+            Policy::Tokens(n) => n.saturating_mul(4),
+        }
+    }
 }
 
 /// `text` cut to `policy` (Codex's `truncate_text`).
@@ -134,5 +153,22 @@ mod tests {
             t("日本語テキスト", Policy::Tokens(2)),
             "日…4 tokens truncated…ト"
         );
+    }
+
+    #[test]
+    fn budgets_scale_by_a_fifth_rounded_up() {
+        assert_eq!(
+            Policy::Tokens(10_000).serialization_budget(),
+            Policy::Tokens(12_000)
+        );
+        assert_eq!(Policy::Tokens(1).serialization_budget(), Policy::Tokens(2));
+        assert_eq!(Policy::Bytes(4).serialization_budget(), Policy::Bytes(5));
+        assert_eq!(Policy::Bytes(0).serialization_budget(), Policy::Bytes(0));
+        for n in 0..5000u64 {
+            assert_eq!(
+                Policy::Tokens(n).serialization_budget(),
+                Policy::Tokens((n as f64 * 1.2).ceil() as u64)
+            );
+        }
     }
 }

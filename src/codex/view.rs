@@ -10,10 +10,12 @@ use super::fold::State;
 use super::forms;
 use super::item::{Family, Fields, Flags, Item, ItemKind, Side};
 use super::parts::{self, MediaPart};
+use super::prep::{self, Prep, Prepared};
+use super::truncate::Policy;
 use super::words;
 use crate::json::Parser;
 use crate::source::SpanReader;
-use crate::view::{Change, Entry, Origin, PromptView, Shape, Sign};
+use crate::view::{Change, Entry, Origin, PromptView, Shape};
 
 /// Input kinds the target model takes besides text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,27 +66,50 @@ impl Bits {
 /// One entry of the view, or an item left out, pointing into the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// The history item, unchanged.
-    Keep(usize),
-    /// The history item with media parts replaced.
-    Rewrite(usize),
+    /// The history item: as it is, or prepared (§8) and with media replaced (§6).
+    Item(usize),
     /// A synthetic `"aborted"` output for the call at this history index.
     Insert(usize, Family),
     /// An orphan output left out.
     Remove(usize),
 }
 
+/// What a prompt view is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Settings {
+    pub modalities: Modalities,
+    /// Resume preparation (SPEC §8).
+    pub prep: Prep,
+}
+
 /// The prompt view of a Codex history, as a plan over it.
 pub(crate) struct View<'s> {
     pub state: &'s State,
-    pub modalities: Modalities,
+    pub settings: Settings,
     /// Per family: call ids that have a call, and that have an output.
     called: [Bits; 3],
     answered: [Bits; 3],
 }
 
+/// What the view did to one history item.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Changes {
+    /// Resume preparation's changes.
+    pub prepared: Prepared,
+    /// Parts the modalities replaced (§6): images (a cleared image result counts), audio.
+    pub images: u64,
+    pub audio: u64,
+    pub image_result: bool,
+}
+
+impl Changes {
+    pub fn any(&self) -> bool {
+        !self.prepared.changes.is_empty() || self.images + self.audio > 0 || self.image_result
+    }
+}
+
 impl<'s> View<'s> {
-    pub fn new(state: &'s State, modalities: Modalities) -> View<'s> {
+    pub fn new(state: &'s State, settings: Settings) -> View<'s> {
         let ids = state.calls.strings();
         let mut called: [Bits; 3] = Default::default();
         let mut answered: [Bits; 3] = Default::default();
@@ -104,7 +129,7 @@ impl<'s> View<'s> {
         }
         View {
             state,
-            modalities,
+            settings,
             called,
             answered,
         }
@@ -129,23 +154,8 @@ impl<'s> View<'s> {
             .is_some_and(|id| !self.answered[family as usize].has(id))
     }
 
-    /// Media parts (images, audio) the modalities replace in this item.
-    pub fn media_replaced(&self, item: &Item) -> (u64, u64) {
-        let images = if self.modalities.image {
-            0
-        } else {
-            u64::from(item.prep.images()) + u64::from(item.has(Flags::IMAGE_RESULT))
-        };
-        let audio = if self.modalities.audio {
-            0
-        } else {
-            u64::from(item.prep.audio())
-        };
-        (images, audio)
-    }
-
-    /// The plan, in order: each history item kept, rewritten or removed, and synthetic outputs
-    /// right after their calls.
+    /// The plan, in order: each history item kept or removed, and synthetic outputs right after
+    /// their calls.
     pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
         self.state
             .history
@@ -158,19 +168,13 @@ impl<'s> View<'s> {
                 {
                     return [Some(Step::Remove(i)), None];
                 }
-                let (images, audio) = self.media_replaced(item);
-                let first = if images + audio > 0 {
-                    Step::Rewrite(i)
-                } else {
-                    Step::Keep(i)
-                };
                 let insert = match family {
                     Some((family, Side::Call)) if self.unanswered(item, family) => {
                         Some(Step::Insert(i, family))
                     }
                     _ => None,
                 };
-                [Some(first), insert]
+                [Some(Step::Item(i)), insert]
             })
             .flatten()
     }
@@ -180,6 +184,36 @@ impl<'s> View<'s> {
         self.steps()
             .filter(|step| !matches!(step, Step::Remove(_)))
             .count() as u64
+    }
+
+    /// Whether the view may change this item (else it is printed as the history has it).
+    fn may_change(&self, item: &Item) -> bool {
+        let m = self.settings.modalities;
+        let media = (!m.image && (item.has(Flags::MEDIA) || item.has(Flags::IMAGE_RESULT)))
+            || (!m.audio && item.has(Flags::MEDIA));
+        media || prep::may_change(item, self.settings.prep)
+    }
+
+    /// Writes a history item's view text into `out`: prepared, then with the media the
+    /// modalities exclude replaced. Returns what changed.
+    pub fn item_view(
+        &self,
+        item: Item,
+        reader: &mut SpanReader<'_>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<Changes> {
+        self.item_text(item, reader, out)?;
+        let mut changes = Changes::default();
+        if !self.may_change(&item) {
+            return Ok(changes);
+        }
+        let original = std::mem::take(out);
+        let text = std::str::from_utf8(&original).unwrap_or_default();
+        let mut prepared_text = Vec::new();
+        changes.prepared = prep::prepare(&item, text, self.settings.prep, &mut prepared_text);
+        let text = std::str::from_utf8(&prepared_text).unwrap_or_default();
+        replace_media(item, text, self.settings.modalities, &mut changes, out);
+        Ok(changes)
     }
 
     /// Writes the JSON text of a step's entry into `out`; `None` for a removed item.
@@ -193,15 +227,12 @@ impl<'s> View<'s> {
         let history = &self.state.history;
         Ok(Some(match step {
             Step::Remove(_) => return Ok(None),
-            Step::Keep(i) => {
-                self.item_text(history[i], reader, out)?;
-                Origin::Kept
-            }
-            Step::Rewrite(i) => {
-                let mut original = Vec::new();
-                self.item_text(history[i], reader, &mut original)?;
-                replace_media(history[i], &original, self.modalities, out);
-                Origin::Changed
+            Step::Item(i) => {
+                if self.item_view(history[i], reader, out)?.any() {
+                    Origin::Changed
+                } else {
+                    Origin::Kept
+                }
             }
             Step::Insert(i, family) => {
                 let mut call = Vec::new();
@@ -272,10 +303,15 @@ pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
 const IMAGE_PLACEHOLDER: &str = r#"{"type":"input_text","text":"image content omitted because you do not support image input"}"#;
 const AUDIO_PLACEHOLDER: &str = r#"{"type":"input_text","text":"audio content omitted because you do not support audio input"}"#;
 
-/// The item with each media part the model cannot take replaced in place. Everything else keeps
-/// its bytes: only the replaced parts' text changes.
-fn replace_media(item: Item, text: &[u8], modalities: Modalities, out: &mut Vec<u8>) {
-    let text = std::str::from_utf8(text).unwrap_or_default();
+/// The item with each media part the model cannot take replaced in place (SPEC §6 passes 4
+/// and 5). Everything else keeps its bytes: only the replaced parts' text changes.
+fn replace_media(
+    item: Item,
+    text: &str,
+    modalities: Modalities,
+    changes: &mut Changes,
+    out: &mut Vec<u8>,
+) {
     let f = fields_of(text);
     let mut edits: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     let parts = match item.kind {
@@ -286,6 +322,7 @@ fn replace_media(item: Item, text: &[u8], modalities: Modalities, out: &mut Vec<
                 && !modalities.image
                 && &text[result.clone()] != r#""""#
             {
+                changes.image_result = true;
                 edits.push((result, r#""""#));
             }
             &None
@@ -301,8 +338,14 @@ fn replace_media(item: Item, text: &[u8], modalities: Modalities, out: &mut Vec<
     };
     for (range, part) in parts::media(text, parts) {
         match part {
-            MediaPart::Image if !modalities.image => edits.push((range, IMAGE_PLACEHOLDER)),
-            MediaPart::Audio if !modalities.audio => edits.push((range, AUDIO_PLACEHOLDER)),
+            MediaPart::Image if !modalities.image => {
+                changes.images += 1;
+                edits.push((range, IMAGE_PLACEHOLDER));
+            }
+            MediaPart::Audio if !modalities.audio => {
+                changes.audio += 1;
+                edits.push((range, AUDIO_PLACEHOLDER));
+            }
             MediaPart::Image | MediaPart::Audio => {}
         }
     }
@@ -326,12 +369,19 @@ pub(crate) fn splice<S: AsRef<str>>(
 
 impl PromptView for View<'_> {
     fn shape(&self) -> Shape {
+        let prep = self.settings.prep;
+        let prep = match (prep.enabled, prep.truncation) {
+            (false, _) => "no resume preparation".to_string(),
+            (true, Some(Policy::Tokens(n))) => format!("truncation tokens:{n}"),
+            (true, Some(Policy::Bytes(n))) => format!("truncation bytes:{n}"),
+            (true, None) => "truncation none".to_string(),
+        };
         Shape {
             history: self.state.history.len() as u64,
             history_unit: "items",
             view: self.len(),
             view_unit: "items",
-            settings: format!("modalities {}", self.modalities.name()),
+            settings: format!("modalities {}, {prep}", self.settings.modalities.name()),
         }
     }
 
@@ -358,39 +408,39 @@ impl PromptView for View<'_> {
         each: &mut dyn FnMut(Change) -> io::Result<()>,
     ) -> io::Result<String> {
         let history = &self.state.history;
-        let (mut inserted, mut orphans, mut rewritten) = (0u64, 0u64, 0u64);
+        let mut tally = words::Tally::default();
         let mut at = 0;
-        let mut call = Vec::new();
+        let mut text = Vec::new();
         for step in self.steps() {
             if !matches!(step, Step::Remove(_)) {
                 at += 1;
             }
             let change = match step {
-                Step::Keep(_) => continue,
+                Step::Item(i) => {
+                    if !self.may_change(&history[i]) {
+                        continue;
+                    }
+                    let changes = self.item_view(history[i], reader, &mut text)?;
+                    if !changes.any() {
+                        continue;
+                    }
+                    tally.changed(&changes);
+                    words::changed(history[i], i, at, &changes)
+                }
                 Step::Remove(i) => {
-                    orphans += 1;
+                    tally.orphans += 1;
                     words::orphan(history[i], i, &self.state.calls)
                 }
-                Step::Rewrite(i) => {
-                    rewritten += 1;
-                    let (images, audio) = self.media_replaced(&history[i]);
-                    Change {
-                        sign: Sign::Modified,
-                        position: format!("view #{at}"),
-                        head: format!("{} (history #{})", history[i].kind.name(), i + 1),
-                        detail: words::media_change(images, audio, history[i]),
-                    }
-                }
                 Step::Insert(i, family) => {
-                    inserted += 1;
-                    self.item_text(history[i], reader, &mut call)?;
-                    let id = call_item_id(std::str::from_utf8(&call).unwrap_or_default());
+                    tally.inserted += 1;
+                    self.item_text(history[i], reader, &mut text)?;
+                    let id = call_item_id(std::str::from_utf8(&text).unwrap_or_default());
                     words::inserted(history[i], i, at, family, id.as_deref(), &self.state.calls)
                 }
             };
             each(change)?;
         }
-        Ok(words::diff_footer(inserted, orphans, rewritten))
+        Ok(tally.footer())
     }
 
     fn describe(&self, entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {

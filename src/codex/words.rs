@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use super::calls::{CallId, CallIds};
 use super::item::{Family, Item, Side};
-use super::view::synthetic_id;
+use super::prep::Change as PrepChange;
+use super::view::{Changes, synthetic_id};
 use crate::render::plural;
 use crate::view::{Change, Entry, Origin, Sign};
 
@@ -68,39 +69,130 @@ pub(crate) fn inserted(
     }
 }
 
-/// What a text-only (or audio-less) view replaced in an item.
-pub(crate) fn media_change(images: u64, audio: u64, item: Item) -> String {
-    let image_result = u64::from(item.has(super::item::Flags::IMAGE_RESULT));
-    let parts = images - image_result.min(images);
-    let mut changes = Vec::new();
-    if parts > 0 {
-        changes.push(format!(
-            "{parts} input_image {} replaced with placeholder text",
-            plural(parts, "part", "parts")
+/// `183442` as `183,442`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What the view did to a history item, in words.
+pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) -> Change {
+    let mut said = Vec::new();
+    let mut replaced: Vec<(&'static str, u64)> = Vec::new();
+    let (mut images, mut audio) = (0u64, 0u64);
+    for change in &changes.prepared.changes {
+        match change {
+            PrepChange::Truncated { before, after } => said.push(format!(
+                "output truncated: {} → {} bytes",
+                thousands(*before),
+                thousands(*after)
+            )),
+            PrepChange::Replaced(placeholder) => {
+                match replaced.iter_mut().find(|(p, _)| p == placeholder) {
+                    Some((_, n)) => *n += 1,
+                    None => replaced.push((placeholder, 1)),
+                }
+            }
+            PrepChange::Rewritten { audio: true } => audio += 1,
+            PrepChange::Rewritten { audio: false } => images += 1,
+        }
+    }
+    for (placeholder, n) in replaced {
+        let kind = if placeholder.starts_with("audio") {
+            "input_audio"
+        } else {
+            "input_image"
+        };
+        let parts = plural(n, "part", "parts");
+        said.push(format!("{n} {kind} {parts} replaced: {placeholder}"));
+    }
+    if images > 0 {
+        let urls = plural(images, "URL", "URLs");
+        said.push(format!(
+            "{images} image {urls} rewritten with the image's real MIME type"
         ));
     }
     if audio > 0 {
-        changes.push(format!(
-            "{audio} input_audio {} replaced with placeholder text",
-            plural(audio, "part", "parts")
+        let urls = plural(audio, "URL", "URLs");
+        said.push(format!(
+            "{audio} audio {urls} rewritten with Codex's MIME type"
         ));
     }
-    if images > 0 && image_result > 0 {
-        changes.push(r#"generated image result cleared to """#.to_string());
+    for (n, kind) in [
+        (changes.images, "input_image"),
+        (changes.audio, "input_audio"),
+    ] {
+        if n > 0 {
+            let parts = plural(n, "part", "parts");
+            said.push(format!("{n} {kind} {parts} replaced with placeholder text"));
+        }
     }
-    changes.join("; ")
+    if changes.image_result {
+        said.push(r#"generated image result cleared to """#.to_string());
+    }
+    Change {
+        sign: Sign::Modified,
+        position: format!("view #{view_at}"),
+        head: format!("{} (history #{})", item.kind.name(), at + 1),
+        detail: said.join("; "),
+    }
 }
 
-pub(crate) fn diff_footer(inserted: u64, orphans: u64, rewritten: u64) -> String {
-    if inserted + orphans + rewritten == 0 {
-        return "no changes: the prompt view is the history as it is".into();
+/// What the diff counts.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub inserted: u64,
+    pub orphans: u64,
+    truncated: u64,
+    prepared: u64,
+    replaced: u64,
+}
+
+impl Tally {
+    pub fn changed(&mut self, changes: &Changes) {
+        self.truncated += u64::from(changes.prepared.truncated());
+        self.prepared += u64::from(changes.prepared.media());
+        self.replaced += u64::from(changes.images + changes.audio > 0 || changes.image_result);
     }
-    format!(
-        "{inserted} {} inserted, {orphans} {} removed, {rewritten} {} with media replaced",
-        plural(inserted, "output", "outputs"),
-        plural(orphans, "orphan", "orphans"),
-        plural(rewritten, "item", "items"),
-    )
+
+    /// The diff's closing line.
+    pub fn footer(&self) -> String {
+        let Tally {
+            inserted,
+            orphans,
+            truncated,
+            prepared,
+            replaced,
+        } = *self;
+        if inserted + orphans + truncated + prepared + replaced == 0 {
+            return "no changes: the prompt view is the history as it is".into();
+        }
+        let mut said = vec![
+            format!(
+                "{inserted} {} inserted",
+                plural(inserted, "output", "outputs")
+            ),
+            format!("{orphans} {} removed", plural(orphans, "orphan", "orphans")),
+        ];
+        if truncated > 0 {
+            let outputs = plural(truncated, "output", "outputs");
+            said.push(format!("{truncated} {outputs} truncated"));
+        }
+        if prepared > 0 {
+            let parts = plural(prepared, "part", "parts");
+            said.push(format!("{prepared} media {parts} prepared"));
+        }
+        let items = plural(replaced, "item", "items");
+        said.push(format!("{replaced} {items} with media replaced"));
+        said.join(", ")
+    }
 }
 
 /// Text longer than this (a data URL, an encrypted blob) is shown by its size, not its bytes.
@@ -125,7 +217,7 @@ pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Ve
     }
     let mark = match entry.origin {
         Origin::Kept => None,
-        Origin::Changed => Some("(media replaced for the target model)"),
+        Origin::Changed => Some("(changed for the target model)"),
         Origin::Synthetic => Some("(synthetic: no output was recorded)"),
     };
     (head, mark, body(&item))

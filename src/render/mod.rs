@@ -52,13 +52,13 @@ pub(crate) fn render(
 }
 
 fn codex_view(state: &codex::State, settings: ViewSettings) -> codex::view::View<'_> {
-    codex::view::View::new(state, settings.modalities)
+    codex::view::View::new(state, settings)
 }
 
 /// The resume state's history, one entry per line, as the log has it.
 fn history(session: &Session, reader: &mut SpanReader<'_>, out: &mut impl Write) -> io::Result<()> {
     let State::Codex(state) = &session.state;
-    let view = codex::view::View::new(state, codex::view::Modalities::default());
+    let view = codex::view::View::new(state, ViewSettings::default());
     let mut text = Vec::new();
     for item in &state.history {
         view.item_text(*item, reader, &mut text)?;

@@ -15,7 +15,7 @@ const SHOWN: usize = 20;
 
 pub(super) fn json(session: &Session, out: &mut impl Write) -> io::Result<()> {
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, TerminalSafe);
-    Report::new(session).serialize(&mut serializer)?;
+    Report::new(session)?.serialize(&mut serializer)?;
     out.write_all(b"\n")
 }
 
@@ -41,145 +41,204 @@ impl serde_json::ser::Formatter for TerminalSafe {
     }
 }
 
+/// One line of the human report: a label, its value, and indented lines under it.
+struct Row {
+    label: &'static str,
+    value: String,
+    under: Vec<String>,
+}
+
+impl Row {
+    fn new(label: &'static str, value: impl Into<String>) -> Row {
+        Row {
+            label,
+            value: value.into(),
+            under: Vec::new(),
+        }
+    }
+
+    fn under(mut self, lines: Vec<String>) -> Row {
+        self.under = lines;
+        self
+    }
+}
+
 pub(super) fn human(session: &Session, paint: Paint, out: &mut impl Write) -> io::Result<()> {
-    let r = Report::new(session);
-    // Padded before it is painted: escape codes have width in format!'s eyes, not on screen.
-    let row = |out: &mut dyn Write, label: &str, value: &str| {
-        writeln!(out, "{}{value}", paint.bold(&format!("{label:<17}")))
-    };
+    let r = Report::new(session)?;
     let none = paint.dim("none");
-
-    row(out, "rollout", &escape(r.file))?;
-    row(out, "thread", &escape(r.thread_id.unwrap_or("-")))?;
-    if let Some(cwd) = r.cwd {
-        row(out, "working dir", &escape(cwd))?;
-    }
-    if let Some(started) = r.started {
-        row(out, "started", &escape(started))?;
-    }
-    row(out, "dialect", r.dialect)?;
-    row(
-        out,
-        "lines",
-        &format!(
-            "{} ({} {}, {} blank)",
-            r.lines,
-            r.records,
-            plural(r.records, "record", "records"),
-            r.blank_lines
-        ),
-    )?;
-
-    let errors = if r.parse_errors == 0 {
-        none.clone()
-    } else {
-        paint.red(&r.parse_errors.to_string())
-    };
-    row(out, "parse errors", &errors)?;
-    for e in r.errors.0.iter().take(SHOWN) {
+    let mut rows = identity(&r);
+    rows.extend(loading(&r, paint, &none));
+    rows.extend(resume_state(&r, paint, &none));
+    rows.extend(repairs(&r, paint, &none));
+    for row in rows {
+        // Padded before it is painted: escape codes have width in format!'s eyes, not on screen.
         writeln!(
             out,
-            "  line {:<8} {}",
-            e.line,
-            escape(&e.reason.to_string())
+            "{}{}",
+            paint.bold(&format!("{:<17}", row.label)),
+            row.value
         )?;
-    }
-    more(out, r.parse_errors, SHOWN)?;
-    if r.torn_tail {
-        let last = r.error_lines.0.error_runs.last().map_or(0, |&(_, end)| end);
-        row(
-            out,
-            "torn tail",
-            &paint.yellow(&format!("line {last} was cut off mid-write")),
-        )?;
-    }
-    row(
-        out,
-        "unknown records",
-        &tally(r.unknown_records, r.unknown_record_kinds, &none),
-    )?;
-    if let Some(c) = &r.codex_records {
-        row(
-            out,
-            "unknown events",
-            &tally(c.unknown_events, c.unknown_event_types, &none),
-        )?;
-        if c.session_metas > 1 {
-            row(
-                out,
-                "session metas",
-                &format!("{} (the first one names the thread)", c.session_metas),
-            )?;
+        for line in row.under {
+            writeln!(out, "  {line}")?;
         }
-    }
-    let items = r.history_items;
-    row(
-        out,
-        "history",
-        &format!("{items} {}", plural(items, "item", "items")),
-    )?;
-    let incomplete = match &r.incomplete_turn {
-        Some(turn) => paint.yellow(&turn_text(turn)),
-        None => none.clone(),
-    };
-    row(out, "incomplete turn", &incomplete)?;
-    if let Some(t) = &r.codex_turns {
-        let abandoned = if t.abandoned_turns.is_empty() {
-            none.clone()
-        } else {
-            t.abandoned_turns.len().to_string()
-        };
-        row(out, "abandoned turns", &abandoned)?;
-        for turn in t.abandoned_turns.iter().take(SHOWN) {
-            writeln!(out, "  {}", turn_text(turn))?;
-        }
-        more(out, t.abandoned_turns.len() as u64, SHOWN)?;
-        row(
-            out,
-            "turns",
-            &format!(
-                "{} completed, {} aborted",
-                t.completed_turns, t.aborted_turns
-            ),
-        )?;
-        row(out, "compactions", &t.compactions.to_string())?;
-        row(out, "rollbacks", &t.rollbacks.to_string())?;
-    }
-
-    let repairs = &r.repairs;
-    let missing = repairs.missing_outputs.len();
-    let orphans = repairs.orphan_outputs.len();
-    let summary = if missing + orphans == 0 && repairs.images_replaced + repairs.audio_replaced == 0
-    {
-        none
-    } else {
-        paint.yellow(&format!(
-            "{missing} synthetic {}, {orphans} orphan {} removed, {} {} and {} audio {} replaced",
-            plural(missing as u64, "output", "outputs"),
-            plural(orphans as u64, "output", "outputs"),
-            repairs.images_replaced,
-            plural(repairs.images_replaced, "image", "images"),
-            repairs.audio_replaced,
-            plural(repairs.audio_replaced, "part", "parts"),
-        ))
-    };
-    row(out, "prompt view", &summary)?;
-    for (label, ids) in [
-        ("missing output", &repairs.missing_outputs),
-        ("orphan output", &repairs.orphan_outputs),
-    ] {
-        for id in ids.iter().take(SHOWN) {
-            writeln!(out, "  {label:<15}call_id {}", escape(&id.text()))?;
-        }
-        more(out, ids.len() as u64, SHOWN)?;
     }
     Ok(())
 }
 
-fn more(out: &mut dyn Write, total: u64, shown: usize) -> io::Result<()> {
+fn identity(r: &Report<'_>) -> Vec<Row> {
+    let mut rows = vec![
+        Row::new("rollout", escape(r.file)),
+        Row::new("thread", escape(r.thread_id.unwrap_or("-"))),
+    ];
+    if let Some(cwd) = r.cwd {
+        rows.push(Row::new("working dir", escape(cwd)));
+    }
+    if let Some(started) = r.started {
+        rows.push(Row::new("started", escape(started)));
+    }
+    rows.push(Row::new("dialect", r.dialect));
+    rows
+}
+
+fn loading(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
+    let records = plural(r.records, "record", "records");
+    let lines = format!(
+        "{} ({} {records}, {} blank)",
+        r.lines, r.records, r.blank_lines
+    );
+    let errors = if r.parse_errors == 0 {
+        none.to_string()
+    } else {
+        paint.red(&r.parse_errors.to_string())
+    };
+    let mut listed: Vec<String> = r
+        .errors
+        .0
+        .iter()
+        .take(SHOWN)
+        .map(|e| format!("line {:<8} {}", e.line, escape(&e.reason.to_string())))
+        .collect();
+    listed.extend(more(r.parse_errors, SHOWN));
+    let mut rows = vec![
+        Row::new("lines", lines),
+        Row::new("parse errors", errors).under(listed),
+    ];
+    if r.torn_tail {
+        let last = r.error_lines.0.error_runs.last().map_or(0, |&(_, end)| end);
+        rows.push(Row::new(
+            "torn tail",
+            paint.yellow(&format!("line {last} was cut off mid-write")),
+        ));
+    }
+    rows.push(Row::new(
+        "unknown records",
+        tally(r.unknown_records, r.unknown_record_kinds, none),
+    ));
+    if let Some(c) = &r.codex_records {
+        rows.push(Row::new(
+            "unknown events",
+            tally(c.unknown_events, c.unknown_event_types, none),
+        ));
+        if c.session_metas > 1 {
+            let metas = format!("{} (the first one names the thread)", c.session_metas);
+            rows.push(Row::new("session metas", metas));
+        }
+    }
+    rows
+}
+
+fn resume_state(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
+    let items = r.history_items;
+    let incomplete = match &r.incomplete_turn {
+        Some(turn) => paint.yellow(&turn_text(turn)),
+        None => none.to_string(),
+    };
+    let mut rows = vec![
+        Row::new(
+            "history",
+            format!("{items} {}", plural(items, "item", "items")),
+        ),
+        Row::new("incomplete turn", incomplete),
+    ];
+    if let Some(t) = &r.codex_turns {
+        let abandoned = if t.abandoned_turns.is_empty() {
+            none.to_string()
+        } else {
+            t.abandoned_turns.len().to_string()
+        };
+        let mut listed: Vec<String> = t
+            .abandoned_turns
+            .iter()
+            .take(SHOWN)
+            .map(turn_text)
+            .collect();
+        listed.extend(more(t.abandoned_turns.len() as u64, SHOWN));
+        let turns = format!(
+            "{} completed, {} aborted",
+            t.completed_turns, t.aborted_turns
+        );
+        rows.extend([
+            Row::new("abandoned turns", abandoned).under(listed),
+            Row::new("turns", turns),
+            Row::new("compactions", t.compactions.to_string()),
+            Row::new("rollbacks", t.rollbacks.to_string()),
+        ]);
+    }
+    rows
+}
+
+fn repairs(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
+    let repairs = &r.repairs;
+    let missing = repairs.missing_outputs.len() as u64;
+    let orphans = repairs.orphan_outputs.len() as u64;
+    let (images, audio) = (repairs.images_replaced, repairs.audio_replaced);
+    let view = if missing + orphans + images + audio == 0 {
+        none.to_string()
+    } else {
+        paint.yellow(&format!(
+            "{missing} synthetic {}, {orphans} orphan {} removed, {images} {} and {audio} audio {} replaced",
+            plural(missing, "output", "outputs"),
+            plural(orphans, "output", "outputs"),
+            plural(images, "image", "images"),
+            plural(audio, "part", "parts"),
+        ))
+    };
+    let mut ids = Vec::new();
+    for (label, list) in [
+        ("missing output", &repairs.missing_outputs),
+        ("orphan output", &repairs.orphan_outputs),
+    ] {
+        for id in list.iter().take(SHOWN) {
+            ids.push(format!("{label:<15}call_id {}", escape(&id.text())));
+        }
+        ids.extend(more(list.len() as u64, SHOWN));
+    }
+    let (truncated, prepared, resize) = (
+        repairs.outputs_truncated,
+        repairs.media_prepared,
+        repairs.images_codex_would_resize,
+    );
+    let resume = if truncated + prepared + resize == 0 {
+        none.to_string()
+    } else {
+        paint.yellow(&format!(
+            "{truncated} {} truncated, {prepared} media {} prepared, {resize} {} Codex would resize",
+            plural(truncated, "output", "outputs"),
+            plural(prepared, "part", "parts"),
+            plural(resize, "image", "images"),
+        ))
+    };
+    vec![
+        Row::new("prompt view", view).under(ids),
+        Row::new("resume prep", resume),
+    ]
+}
+
+/// `… and N more`, when a list was cut at `shown`.
+fn more(total: u64, shown: usize) -> Option<String> {
     match total.checked_sub(shown as u64) {
-        Some(rest) if rest > 0 => writeln!(out, "  … and {rest} more"),
-        _ => Ok(()),
+        Some(rest) if rest > 0 => Some(format!("… and {rest} more")),
+        _ => None,
     }
 }
 

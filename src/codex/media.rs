@@ -1,0 +1,437 @@
+//! Resume-time media preparation (SPEC §8 R2), as Codex does it at the reference commit
+//! (`core/src/image_preparation.rs`, `utils/image`, `utils/audio`): which image and audio parts it
+//! replaces with a placeholder, which URLs it rewrites, and which images it would resize. Images
+//! are told by their header, never decoded.
+
+/// Placeholders, byte for byte.
+pub(crate) const IMAGE_REMOTE: &str =
+    "image content omitted because remote image URLs are not supported";
+pub(crate) const IMAGE_LOW: &str = "image content omitted because detail 'low' is not supported; use 'high', 'original', or 'auto'";
+pub(crate) const IMAGE_PROCESS: &str = "image content omitted because it could not be processed";
+pub(crate) const IMAGE_TOO_LARGE: &str =
+    "image content omitted because it exceeded the supported size limit; use a smaller image";
+pub(crate) const AUDIO_PROCESS: &str = "audio content omitted because it could not be processed";
+pub(crate) const AUDIO_FORMAT: &str =
+    "audio content omitted because its format is not supported; use wav, mp3, m4a, webm, or ogg";
+pub(crate) const AUDIO_TOO_LARGE: &str =
+    "audio content omitted because it exceeded the supported size limit; use a smaller audio file";
+
+/// `MAX_PROMPT_IMAGE_INPUT_BYTES`: checked against the base64 text, before it is decoded.
+const IMAGE_BASE64_LIMIT: usize = 1 << 30;
+/// `MAX_PROMPT_AUDIO_BASE64_BYTES`, and the decoded limit (50 MiB).
+const AUDIO_BASE64_LIMIT: usize = 69_905_068;
+const AUDIO_BYTES_LIMIT: usize = 52_428_800;
+
+/// What preparation does to one media part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Left as it is.
+    Keep,
+    /// Replaced by an `input_text` part with this text.
+    Placeholder(&'static str),
+    /// Kept, with this URL.
+    Url(String),
+}
+
+/// An image's `detail`, as far as the rules tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// Absent, `auto` or `high` (and any value Codex would not read: see docs/decisions.md).
+    Default,
+    Original,
+    Low,
+}
+
+impl Detail {
+    pub fn of(raw: Option<&str>) -> Detail {
+        match raw {
+            Some("low") => Detail::Low,
+            Some("original") => Detail::Original,
+            _ => Detail::Default,
+        }
+    }
+
+    /// Longest side and 32×32 tiles an image may have before Codex resizes it.
+    fn limits(self) -> (u64, u64) {
+        match self {
+            Detail::Original => (6000, 10_000),
+            Detail::Default | Detail::Low => (2048, 2500),
+        }
+    }
+}
+
+/// An image part prepared: what happens to it, and whether Codex would resize what it keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Image {
+    pub outcome: Outcome,
+    pub resize: bool,
+}
+
+fn starts_ci(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// Prepares an `input_image` part's URL.
+pub(crate) fn image(url: &str, detail: Detail) -> Image {
+    let placeholder = |text| Image {
+        outcome: Outcome::Placeholder(text),
+        resize: false,
+    };
+    let keep = Image {
+        outcome: Outcome::Keep,
+        resize: false,
+    };
+    if url.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    }) {
+        return placeholder(IMAGE_REMOTE);
+    }
+    if !starts_ci(url, "data:") {
+        return keep;
+    }
+    if detail == Detail::Low {
+        return placeholder(IMAGE_LOW);
+    }
+    let Some((meta, payload)) = url[5..].split_once(',') else {
+        return placeholder(IMAGE_PROCESS);
+    };
+    if !meta
+        .split(';')
+        .any(|part| part.eq_ignore_ascii_case("base64"))
+    {
+        return placeholder(IMAGE_PROCESS);
+    }
+    if payload.len() > IMAGE_BASE64_LIMIT {
+        return placeholder(IMAGE_TOO_LARGE);
+    }
+    let Some(bytes) = base64_decode(payload) else {
+        return placeholder(IMAGE_PROCESS);
+    };
+    let Some(mime) = image_format(&bytes) else {
+        return placeholder(IMAGE_PROCESS);
+    };
+    let Ok(size) = imagesize::blob_size(&bytes) else {
+        return placeholder(IMAGE_PROCESS);
+    };
+    let (max_side, max_tiles) = detail.limits();
+    let (w, h) = (size.width.max(1) as u64, size.height.max(1) as u64);
+    let resize = w > max_side || h > max_side || w.div_ceil(32) * h.div_ceil(32) > max_tiles;
+    let canonical = format!("data:{mime};base64,{payload}");
+    let outcome = if canonical == url {
+        Outcome::Keep
+    } else {
+        Outcome::Url(canonical)
+    };
+    Image { outcome, resize }
+}
+
+/// The MIME type of an image Codex can decode, told by its magic bytes.
+fn image_format(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(b"\xFF\xD8\xFF") {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// Codex's canonical audio MIME types (`canonical_audio_mime`), matched ignoring ASCII case.
+fn canonical_audio(mime: &str) -> Option<&'static str> {
+    let m = mime.to_ascii_lowercase();
+    Some(match m.as_str() {
+        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => "audio/wav",
+        "audio/mpeg" | "audio/mp3" => "audio/mpeg",
+        "audio/mp4" | "audio/m4a" | "audio/x-m4a" => "audio/mp4",
+        "audio/webm" => "audio/webm",
+        "audio/ogg" => "audio/ogg",
+        _ => return None,
+    })
+}
+
+/// A data URL's MIME type, base64 payload and canonical audio type, when it has them all.
+fn audio_parts(url: &str) -> Result<(&'static str, &str), &'static str> {
+    if !starts_ci(url, "data:") {
+        return Err(AUDIO_PROCESS);
+    }
+    let Some((meta, payload)) = url.split_once(',') else {
+        return Err(AUDIO_PROCESS);
+    };
+    let mut parts = meta[5..].split(';');
+    let mime = parts.next().unwrap_or_default();
+    if mime.is_empty() {
+        return Err(AUDIO_PROCESS);
+    }
+    let canonical = canonical_audio(mime).ok_or(AUDIO_FORMAT)?;
+    if !parts.any(|part| part.eq_ignore_ascii_case("base64")) {
+        return Err(AUDIO_PROCESS);
+    }
+    Ok((canonical, payload))
+}
+
+/// Prepares an `input_audio` part's URL.
+pub(crate) fn audio(url: &str) -> Outcome {
+    let (canonical, payload) = match audio_parts(url) {
+        Ok(parts) => parts,
+        Err(placeholder) => return Outcome::Placeholder(placeholder),
+    };
+    if payload.len() > AUDIO_BASE64_LIMIT {
+        return Outcome::Placeholder(AUDIO_TOO_LARGE);
+    }
+    let Some(len) = base64_len(payload) else {
+        return Outcome::Placeholder(AUDIO_PROCESS);
+    };
+    if len > AUDIO_BYTES_LIMIT {
+        return Outcome::Placeholder(AUDIO_TOO_LARGE);
+    }
+    let prepared = format!("data:{canonical};base64,{payload}");
+    if prepared == url {
+        Outcome::Keep
+    } else {
+        Outcome::Url(prepared)
+    }
+}
+
+/// Codex's estimate of an audio part's tokens (`estimate_audio_token_count`): ten per second
+/// of audio, or one per four bytes of the URL when the duration cannot be read. rollcall reads
+/// the duration of WAV audio from its header; other formats count by their URL (docs/decisions.md).
+pub(crate) fn audio_tokens(url: &str) -> u64 {
+    let by_length = (url.len() as u64).div_ceil(4);
+    let Some((meta, payload)) = url.split_once(',') else {
+        return by_length;
+    };
+    let Some(meta) = meta.get(5..) else {
+        return by_length;
+    };
+    let mut parts = meta.split(';');
+    let canonical = canonical_audio(parts.next().unwrap_or_default());
+    if canonical != Some("audio/wav") || !parts.any(|p| p.eq_ignore_ascii_case("base64")) {
+        return by_length;
+    }
+    match base64_decode(payload).as_deref().and_then(wav_seconds) {
+        Some(seconds) if seconds.is_finite() => (seconds * 10.0).ceil() as u64,
+        _ => by_length,
+    }
+}
+
+/// The duration of PCM WAV audio: its data chunk's frames over its sample rate.
+fn wav_seconds(bytes: &[u8]) -> Option<f64> {
+    if bytes.len() < 12 || &bytes[..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
+        return None;
+    }
+    let u16_at = |at: usize| Some(u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?));
+    let u32_at = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    let mut at = 12;
+    let mut format = None;
+    while at + 8 <= bytes.len() {
+        let id = &bytes[at..at + 4];
+        let len = u32_at(at + 4)? as usize;
+        let body = at + 8;
+        match id {
+            b"fmt " => {
+                let rate = u32_at(body + 4)?;
+                let block_align = u16_at(body + 12)?;
+                format = Some((rate, block_align));
+            }
+            b"data" => {
+                let (rate, block_align) = format?;
+                if rate == 0 || block_align == 0 {
+                    return None;
+                }
+                let available = bytes.len().saturating_sub(body).min(len);
+                let frames = (available / usize::from(block_align)) as f64;
+                return Some(frames / f64::from(rate));
+            }
+            _ => {}
+        }
+        at = body + len + (len & 1);
+    }
+    None
+}
+
+/// The value of a base64 digit of the standard alphabet.
+fn digit(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
+}
+
+/// How many bytes `text` decodes to, if it is base64 as Codex's decoder takes it: the standard
+/// alphabet, canonical `=` padding, no leftover bits, nothing else.
+pub(crate) fn base64_len(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    if !b.len().is_multiple_of(4) {
+        return None;
+    }
+    let pad = b.iter().rev().take(2).take_while(|&&c| c == b'=').count();
+    let data = &b[..b.len() - pad];
+    if !data.iter().all(|&c| digit(c).is_some()) {
+        return None;
+    }
+    let last = data.last().copied().and_then(digit).unwrap_or(0);
+    let leftover = match pad {
+        1 => last & 0b11,
+        2 => last & 0b1111,
+        _ => 0,
+    };
+    (leftover == 0).then_some(b.len() / 4 * 3 - pad)
+}
+
+/// The bytes of base64 `text`, checked as [`base64_len`] checks it.
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let len = base64_len(text)?;
+    let mut out = Vec::with_capacity(len + 2);
+    for quad in text.as_bytes().chunks(4) {
+        let d = |i: usize| quad.get(i).copied().and_then(digit).unwrap_or(0);
+        let n =
+            u32::from(d(0)) << 18 | u32::from(d(1)) << 12 | u32::from(d(2)) << 6 | u32::from(d(3));
+        out.extend_from_slice(&n.to_be_bytes()[1..]);
+    }
+    out.truncate(len);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1×1 PNG.
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+    #[test]
+    fn base64_as_codex_decodes_it() {
+        assert_eq!(base64_len(""), Some(0));
+        assert_eq!(base64_len("AAAA"), Some(3));
+        assert_eq!(base64_len("AA=="), Some(1));
+        assert_eq!(base64_len("AB=="), None); // leftover bits
+        assert_eq!(base64_len("AAA="), Some(2));
+        assert_eq!(base64_len("AAB="), None);
+        for bad in [
+            "%%%",
+            "not base64",
+            "AAA",
+            "A===",
+            "====",
+            "AA=A",
+            "AA-_",
+            "AA A",
+        ] {
+            assert_eq!(base64_len(bad), None, "{bad}");
+        }
+        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+    }
+
+    #[test]
+    fn images_follow_codex_order_of_checks() {
+        let png = format!("data:image/png;base64,{PNG}");
+        assert_eq!(image(&png, Detail::Default).outcome, Outcome::Keep);
+        let wrong = format!("data:image/jpeg;base64,{PNG}");
+        assert_eq!(
+            image(&wrong, Detail::Default).outcome,
+            Outcome::Url(png.clone())
+        );
+        let upper = format!("DATA:image/png;BASE64,{PNG}");
+        assert_eq!(
+            image(&upper, Detail::Default).outcome,
+            Outcome::Url(png.clone())
+        );
+        let p = |url: &str, d| image(url, d).outcome;
+        assert_eq!(
+            p("HTTPS://x/y.png", Detail::Low),
+            Outcome::Placeholder(IMAGE_REMOTE)
+        );
+        assert_eq!(p("file:///x.png", Detail::Default), Outcome::Keep);
+        assert_eq!(p(&png, Detail::Low), Outcome::Placeholder(IMAGE_LOW));
+        assert_eq!(
+            p("data:image/png,abc", Detail::Default),
+            Outcome::Placeholder(IMAGE_PROCESS)
+        );
+        assert_eq!(
+            p("data:image/png;base64,%%%", Detail::Default),
+            Outcome::Placeholder(IMAGE_PROCESS)
+        );
+        assert_eq!(
+            p("data:image/png;base64,AAAA", Detail::Default),
+            Outcome::Placeholder(IMAGE_PROCESS)
+        );
+    }
+
+    #[test]
+    fn audio_follows_codex_order_of_checks() {
+        assert_eq!(
+            audio("https://x/a.wav"),
+            Outcome::Placeholder(AUDIO_PROCESS)
+        );
+        assert_eq!(
+            audio("data:audio/flac,xyz"),
+            Outcome::Placeholder(AUDIO_FORMAT)
+        );
+        assert_eq!(
+            audio("data:audio/wav,xyz"),
+            Outcome::Placeholder(AUDIO_PROCESS)
+        );
+        assert_eq!(
+            audio("data:;base64,AAAA"),
+            Outcome::Placeholder(AUDIO_PROCESS)
+        );
+        assert_eq!(
+            audio("data:audio/wav;base64,%%"),
+            Outcome::Placeholder(AUDIO_PROCESS)
+        );
+        assert_eq!(audio("data:audio/wav;base64,AAAA"), Outcome::Keep);
+        assert_eq!(
+            audio("data:audio/webm;codecs=opus;base64,AAAA"),
+            Outcome::Url("data:audio/webm;base64,AAAA".into())
+        );
+        assert_eq!(
+            audio("data:Audio/X-WAV;base64,AAAA"),
+            Outcome::Url("data:audio/wav;base64,AAAA".into())
+        );
+    }
+
+    #[test]
+    fn wav_duration_gives_ten_tokens_a_second() {
+        // 80,000 8-bit mono samples at 8 kHz: 10 s (the upstream test's WAV).
+        let mut wav = b"RIFF\0\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0".to_vec();
+        wav.extend_from_slice(&8000u32.to_le_bytes());
+        wav.extend_from_slice(&8000u32.to_le_bytes());
+        wav.extend_from_slice(&1u16.to_le_bytes());
+        wav.extend_from_slice(&8u16.to_le_bytes());
+        wav.extend_from_slice(b"data");
+        wav.extend_from_slice(&80_000u32.to_le_bytes());
+        wav.extend(std::iter::repeat_n(0x80, 80_000));
+        let url = format!("data:audio/wav;base64,{}", encode(&wav));
+        assert_eq!(audio_tokens(&url), 100);
+        assert_eq!(audio_tokens("data:audio/mpeg;base64,AAAA"), 7);
+    }
+
+    fn encode(bytes: &[u8]) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+}

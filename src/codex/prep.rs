@@ -1,0 +1,368 @@
+//! Resume preparation (SPEC §8): what Codex does once to the replayed history when it resumes,
+//! before any request. R1 cuts long tool outputs as `record_items` does; R2 prepares images and
+//! audio. Both work on an item's text and splice their changes in: every other byte stays.
+
+use std::ops::Range;
+
+use super::item::{Fields, Flags, Item, ItemKind};
+use super::media::{self, Detail, Outcome};
+use super::parts::{self, PartKind};
+use super::truncate::{self, Policy};
+use crate::json::{self, Parser};
+
+/// What resume preparation is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prep {
+    /// The truncation policy as configured (the ×1.2 is applied here); `None` for no cut.
+    pub truncation: Option<Policy>,
+    /// R1 and R2 run at all (`--no-resume-prep` turns them off).
+    pub enabled: bool,
+}
+
+impl Default for Prep {
+    /// `tokens:10000`, what Codex's model catalog gives every current model but one.
+    fn default() -> Self {
+        Prep {
+            truncation: Some(Policy::Tokens(10_000)),
+            enabled: true,
+        }
+    }
+}
+
+/// One change preparation made to an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// R1 cut the output: its text bytes before and after.
+    Truncated { before: u64, after: u64 },
+    /// R2 replaced a media part with this placeholder.
+    Replaced(&'static str),
+    /// R2 rewrote an image or audio URL.
+    Rewritten { audio: bool },
+}
+
+/// What preparation found in an item: its changes, and the images it keeps that Codex would
+/// resize.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Prepared {
+    pub changes: Vec<Change>,
+    pub resize: u32,
+}
+
+impl Prepared {
+    pub fn truncated(&self) -> bool {
+        self.changes
+            .iter()
+            .any(|c| matches!(c, Change::Truncated { .. }))
+    }
+
+    /// Media parts replaced or rewritten.
+    pub fn media(&self) -> u32 {
+        let media = self
+            .changes
+            .iter()
+            .filter(|c| !matches!(c, Change::Truncated { .. }));
+        media.count() as u32
+    }
+}
+
+/// Whether preparation may change this item at all, from its header: R1 needs an output appended
+/// from a `response_item` long enough to go over the budget; R2 needs media in a Codex record.
+pub(crate) fn may_change(item: &Item, prep: Prep) -> bool {
+    if !prep.enabled {
+        return false;
+    }
+    let output = matches!(
+        item.kind,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
+    );
+    let r1 = output
+        && item.has(Flags::APPENDED)
+        && prep.truncation.is_some_and(|policy| {
+            // Decoded text is never longer than its JSON, and each text part or audio part costs
+            // at most a third of its JSON's bytes in tokens.
+            let budget = policy.serialization_budget();
+            let len = u64::from(item.len);
+            match budget {
+                Policy::Bytes(b) => len > b,
+                Policy::Tokens(t) => len > t.saturating_mul(3),
+            }
+        });
+    let r2 = item.has(Flags::CODEX) && item.has(Flags::MEDIA);
+    r1 || r2
+}
+
+/// The counts the report needs of an item under the default view (see [`item::Prep`]).
+pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::Prep {
+    let mut out = Vec::new();
+    let prepared = prepare(item, text, Prep::default(), &mut out);
+    let (mut audio, mut images) = (item.prep.audio(), item.prep.images());
+    if !prepared.changes.is_empty() {
+        let text = std::str::from_utf8(&out).unwrap_or_default();
+        let f = fields(text);
+        let value = if item.kind == ItemKind::Message {
+            &f.content
+        } else {
+            &f.output
+        };
+        let left = parts::parts(text, value);
+        audio = left.iter().filter(|p| p.kind == PartKind::Audio).count() as u32;
+        images = left.iter().filter(|p| p.kind == PartKind::Image).count() as u32;
+    }
+    super::item::Prep::new(
+        prepared.truncated(),
+        prepared.media(),
+        prepared.resize,
+        audio,
+        images,
+    )
+}
+
+/// Prepares an item's text: R1 (when it is an output appended from a `response_item`), then R2.
+/// Writes the prepared text into `out` and returns what changed.
+pub(crate) fn prepare(item: &Item, text: &str, prep: Prep, out: &mut Vec<u8>) -> Prepared {
+    let mut prepared = Prepared::default();
+    out.clear();
+    out.extend_from_slice(text.as_bytes());
+    if !may_change(item, prep) {
+        return prepared;
+    }
+    let output = matches!(
+        item.kind,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
+    );
+    if output
+        && item.has(Flags::APPENDED)
+        && let Some(policy) = prep.truncation
+    {
+        let mut cut = Vec::new();
+        if let Some(change) = truncate_output(text, policy.serialization_budget(), &mut cut) {
+            prepared.changes.push(change);
+            *out = cut;
+        }
+    }
+    if item.has(Flags::CODEX) && item.has(Flags::MEDIA) {
+        let current = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+        prepare_media(item, &current, &mut prepared, out);
+    }
+    prepared
+}
+
+/// The members of an item's text.
+fn fields(text: &str) -> Fields {
+    let mut p = Parser::new(text);
+    Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default()
+}
+
+/// R1: the output cut to `budget` (already ×1.2), spliced into `out`; `None` if it fits.
+fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Change> {
+    let f = fields(text);
+    let range = f.output.clone()?;
+    let raw = &text[range.clone()];
+    let (replacement, before, after) = if raw.starts_with('"') {
+        let decoded = json::decode_str(raw)?;
+        let cut = truncate::truncate_text(&decoded, budget);
+        if matches!(cut, std::borrow::Cow::Borrowed(_)) {
+            return None;
+        }
+        let mut encoded = Vec::new();
+        json::encode_str(cut.as_bytes(), &mut encoded);
+        (encoded, decoded.len() as u64, cut.len() as u64)
+    } else if raw.starts_with('[') {
+        truncate_items(text, &f.output, budget)?
+    } else {
+        return None;
+    };
+    out.extend_from_slice(&text.as_bytes()[..range.start]);
+    out.extend_from_slice(&replacement);
+    out.extend_from_slice(&text.as_bytes()[range.end..]);
+    Some(Change::Truncated { before, after })
+}
+
+/// R1 on an array output (`truncate_function_output_items_with_policy`): text parts spend the
+/// budget in order, the first that does not fit is cut and every later one dropped; images,
+/// encrypted content and parts of other types stay and cost nothing; audio parts cost their
+/// estimated tokens and are dropped whole when they do not fit. Returns the new array and the
+/// text bytes before and after, or `None` when nothing changes.
+fn truncate_items(
+    text: &str,
+    value: &Option<Range<usize>>,
+    budget: Policy,
+) -> Option<(Vec<u8>, u64, u64)> {
+    let bytes = matches!(budget, Policy::Bytes(_));
+    let mut remaining = match budget {
+        Policy::Bytes(b) | Policy::Tokens(b) => b,
+    };
+    let (mut omitted_text, mut omitted_audio) = (0u64, 0u64);
+    let (mut before, mut after) = (0u64, 0u64);
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    let mut changed = false;
+    for part in parts::parts(text, value) {
+        let raw = &text[part.range.clone()];
+        match part.kind {
+            PartKind::InputText => {
+                let body = part.text(text).unwrap_or_default();
+                before += body.len() as u64;
+                if remaining == 0 {
+                    omitted_text += 1;
+                    changed = true;
+                    continue;
+                }
+                let cost = if bytes {
+                    body.len() as u64
+                } else {
+                    truncate::tokens_for_bytes(body.len() as u64)
+                };
+                if cost <= remaining {
+                    remaining -= cost;
+                    after += body.len() as u64;
+                    kept.push(raw.as_bytes().to_vec());
+                    continue;
+                }
+                let policy = if bytes {
+                    Policy::Bytes(remaining)
+                } else {
+                    Policy::Tokens(remaining)
+                };
+                let snippet = truncate::truncate_text(&body, policy);
+                remaining = 0;
+                changed = true;
+                if snippet.is_empty() {
+                    omitted_text += 1;
+                    continue;
+                }
+                after += snippet.len() as u64;
+                let mut spliced = Vec::new();
+                let at = part.text.clone().unwrap_or_default();
+                spliced.extend_from_slice(&text.as_bytes()[part.range.start..at.start]);
+                json::encode_str(snippet.as_bytes(), &mut spliced);
+                spliced.extend_from_slice(&text.as_bytes()[at.end..part.range.end]);
+                kept.push(spliced);
+            }
+            PartKind::Audio => {
+                let url = audio_url(text, &part.range);
+                let tokens = media::audio_tokens(&url);
+                let cost = if bytes {
+                    tokens.saturating_mul(4)
+                } else {
+                    tokens
+                };
+                if cost <= remaining {
+                    remaining -= cost;
+                    kept.push(raw.as_bytes().to_vec());
+                } else {
+                    omitted_audio += 1;
+                    changed = true;
+                }
+            }
+            PartKind::OutputText | PartKind::Image | PartKind::Other => {
+                kept.push(raw.as_bytes().to_vec());
+            }
+        }
+    }
+    if !changed {
+        return None;
+    }
+    for (n, what) in [(omitted_text, "text"), (omitted_audio, "audio")] {
+        if n > 0 {
+            let marker = format!("[omitted {n} {what} items ...]");
+            after += marker.len() as u64;
+            let mut part = br#"{"type":"input_text","text":"#.to_vec();
+            json::encode_str(marker.as_bytes(), &mut part);
+            part.push(b'}');
+            kept.push(part);
+        }
+    }
+    let mut array = vec![b'['];
+    array.extend_from_slice(&kept.join(&b","[..]));
+    array.push(b']');
+    Some((array, before, after))
+}
+
+/// A member of a part object, decoded.
+fn part_member(text: &str, range: &Range<usize>, name: &str) -> Option<String> {
+    let mut p = Parser::new(text);
+    p.seek(range.start);
+    let mut found = None;
+    p.object(|p, key| {
+        if super::item::key_name(key) != name {
+            return Ok(false);
+        }
+        found = Some(p.value()?);
+        Ok(true)
+    })
+    .ok()?;
+    super::item::string(text, &found).map(|s| s.into_owned())
+}
+
+fn audio_url(text: &str, part: &Range<usize>) -> String {
+    part_member(text, part, "audio_url").unwrap_or_default()
+}
+
+/// R2 over the media parts of a message's content or an output's array.
+fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec<u8>) {
+    let f = fields(text);
+    let value = match item.kind {
+        ItemKind::Message => &f.content,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => &f.output,
+        _ => &None,
+    };
+    let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
+    for part in parts::parts(text, value) {
+        let (outcome, member) = match part.kind {
+            PartKind::Image => {
+                let url = part_member(text, &part.range, "image_url").unwrap_or_default();
+                let detail = part_member(text, &part.range, "detail");
+                let image = media::image(&url, Detail::of(detail.as_deref()));
+                if image.resize {
+                    prepared.resize += 1;
+                }
+                (image.outcome, "image_url")
+            }
+            PartKind::Audio => (media::audio(&audio_url(text, &part.range)), "audio_url"),
+            PartKind::InputText | PartKind::OutputText | PartKind::Other => continue,
+        };
+        match outcome {
+            Outcome::Keep => {}
+            Outcome::Placeholder(placeholder) => {
+                prepared.changes.push(Change::Replaced(placeholder));
+                let mut replacement = br#"{"type":"input_text","text":"#.to_vec();
+                json::encode_str(placeholder.as_bytes(), &mut replacement);
+                replacement.push(b'}');
+                edits.push((part.range.clone(), replacement));
+            }
+            Outcome::Url(url) => {
+                prepared.changes.push(Change::Rewritten {
+                    audio: member == "audio_url",
+                });
+                if let Some(at) = member_range(text, &part.range, member) {
+                    let mut replacement = Vec::new();
+                    json::encode_str(url.as_bytes(), &mut replacement);
+                    edits.push((at, replacement));
+                }
+            }
+        }
+    }
+    let mut at = 0;
+    for (range, replacement) in edits {
+        out.extend_from_slice(&text.as_bytes()[at..range.start]);
+        out.extend_from_slice(&replacement);
+        at = range.end;
+    }
+    out.extend_from_slice(&text.as_bytes()[at..]);
+}
+
+/// Where a member's value is, in a part object.
+fn member_range(text: &str, range: &Range<usize>, name: &str) -> Option<Range<usize>> {
+    let mut p = Parser::new(text);
+    p.seek(range.start);
+    let mut found = None;
+    p.object(|p, key| {
+        if super::item::key_name(key) != name {
+            return Ok(false);
+        }
+        found = Some(p.value()?);
+        Ok(true)
+    })
+    .ok()?;
+    found
+}
