@@ -32,10 +32,12 @@ pub mod exit;
 pub mod testing;
 
 pub(crate) mod chunk;
+pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod escape;
 pub(crate) mod findings;
 pub(crate) mod home;
+pub(crate) mod intern;
 pub(crate) mod json;
 pub(crate) mod pipeline;
 pub(crate) mod render;

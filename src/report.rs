@@ -13,6 +13,7 @@ use crate::session::{Session, State};
 #[derive(Debug, Serialize)]
 pub(crate) struct Report<'a> {
     pub file: &'a str,
+    /// Codex's thread id (null without a session_meta), or the Claude Code session id.
     pub thread_id: Option<&'a str>,
     pub cwd: Option<&'a str>,
     pub started: Option<&'a str>,
@@ -31,10 +32,46 @@ pub(crate) struct Report<'a> {
     pub codex_records: Option<CodexRecords<'a>>,
     pub history_items: u64,
     pub incomplete_turn: Option<TurnRef<'a>>,
-    pub incomplete_turn_id: Option<&'a str>,
+    pub incomplete_turn_id: Option<std::borrow::Cow<'a, str>>,
     #[serde(flatten)]
     pub codex_turns: Option<CodexTurns<'a>>,
+    #[serde(flatten)]
+    pub claude: Option<ClaudeKeys>,
     pub repairs: Repairs,
+}
+
+/// What the chain of a Claude Code session is made of (SPEC §10).
+#[derive(Debug, Serialize)]
+pub(crate) struct ClaudeKeys {
+    /// The leaf resume continues from, or null for a session with no entry with a uuid.
+    pub leaf: Option<LeafRef>,
+    /// Every other leaf: branches resume does not take.
+    pub other_leaves: Vec<LeafRef>,
+    pub dangling_parents: Vec<BreakRef>,
+    pub cycles: Vec<BreakRef>,
+    pub compactions: u64,
+    pub duplicate_uuids: u64,
+    /// The first of them.
+    pub duplicates: Vec<String>,
+    pub sidechain_entries: u64,
+    /// Every entry is a sidechain entry: a subagent's transcript.
+    pub subagent: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct LeafRef {
+    pub uuid: String,
+    pub line: u64,
+    pub timestamp: Option<String>,
+    pub chain_length: u64,
+}
+
+/// Where a walk back stopped: the entry, and the parent it names.
+#[derive(Debug, Serialize)]
+pub(crate) struct BreakRef {
+    pub uuid: String,
+    pub parent: String,
+    pub line: u64,
 }
 
 /// Codex's counts of records beside the history.
@@ -43,6 +80,8 @@ pub(crate) struct CodexRecords<'a> {
     pub unknown_events: u64,
     pub unknown_event_types: &'a BTreeMap<Box<str>, u64>,
     pub session_metas: u64,
+    /// No valid session_meta: Codex cannot resume the file (SPEC §5).
+    pub no_session_meta: bool,
 }
 
 /// Codex's turns and history reshaping.
@@ -85,14 +124,14 @@ impl Serialize for Errors<'_> {
 
 #[derive(Debug, Serialize)]
 pub(crate) struct TurnRef<'a> {
-    pub turn_id: Option<&'a str>,
+    pub turn_id: Option<std::borrow::Cow<'a, str>>,
     pub line: u64,
 }
 
 impl<'a> From<&'a codex::fold::Turn> for TurnRef<'a> {
     fn from(turn: &'a codex::fold::Turn) -> Self {
         TurnRef {
-            turn_id: turn.turn_id.as_deref(),
+            turn_id: turn.turn_id.as_deref().map(std::borrow::Cow::Borrowed),
             line: turn.line,
         }
     }
@@ -106,6 +145,13 @@ pub(crate) struct Repairs {
     /// Ids of orphan outputs removed, in history order (strings, or the JSON value of an id that
     /// is not one).
     pub orphan_outputs: Vec<IdRef>,
+    #[serde(flatten)]
+    pub media: Option<MediaRepairs>,
+}
+
+/// What a Codex view does to media and long outputs.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct MediaRepairs {
     pub images_replaced: u64,
     pub audio_replaced: u64,
     /// Tool outputs resume preparation cuts (R1, `tokens:10000`).
@@ -163,6 +209,7 @@ fn codex_repairs(session: &Session, state: &codex::State) -> std::io::Result<Rep
     use codex::view::{Settings, Step, View};
     let view = View::new(state, Settings::default());
     let mut repairs = Repairs::default();
+    let mut media = MediaRepairs::default();
     for step in view.steps() {
         let item = match step {
             Step::Insert(i, _) => {
@@ -186,23 +233,107 @@ fn codex_repairs(session: &Session, state: &codex::State) -> std::io::Result<Rep
         }
         let modalities = view.settings.modalities;
         if !modalities.image {
-            repairs.images_replaced += u64::from(counts.images());
-            repairs.images_replaced += u64::from(item.has(codex::item::Flags::IMAGE_RESULT));
+            media.images_replaced += u64::from(counts.images());
+            media.images_replaced += u64::from(item.has(codex::item::Flags::IMAGE_RESULT));
         }
         if !modalities.audio {
-            repairs.audio_replaced += u64::from(counts.audio());
+            media.audio_replaced += u64::from(counts.audio());
         }
-        repairs.outputs_truncated += u64::from(counts.truncated());
-        repairs.media_prepared += u64::from(counts.prepared());
-        repairs.images_codex_would_resize += u64::from(counts.resize());
+        media.outputs_truncated += u64::from(counts.truncated());
+        media.media_prepared += u64::from(counts.prepared());
+        media.images_codex_would_resize += u64::from(counts.resize());
     }
+    repairs.media = Some(media);
     Ok(repairs)
+}
+
+/// `2026-01-02T03:04:05.678Z` from nanoseconds since 1970.
+fn time_text(nanos: i64) -> Option<String> {
+    if nanos == i64::MIN {
+        return None;
+    }
+    let seconds = nanos.div_euclid(1_000_000_000);
+    let millis = nanos.rem_euclid(1_000_000_000) / 1_000_000;
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (y, m, d) = crate::home::civil_from_days(days);
+    Some(format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    ))
+}
+
+/// The keys and repairs of a Claude Code session.
+fn claude_keys(
+    session: &Session,
+    state: &crate::claude::State,
+) -> std::io::Result<(ClaudeKeys, Repairs, Option<u32>, u64)> {
+    let mut reader = crate::source::SpanReader::new(&session.sources);
+    let view = crate::claude::view::View::new(state, &mut reader)?;
+    let uuid = |node: u32| json::lossy_key(state.uuids.get(state.nodes[node as usize].uuid));
+    let leaf = |l: &crate::claude::chain::Leaf| {
+        let node = &state.nodes[l.node as usize];
+        LeafRef {
+            uuid: uuid(l.node),
+            line: node.line,
+            timestamp: time_text(node.time),
+            chain_length: l.chain,
+        }
+    };
+    let (mut dangling, mut cycles) = (Vec::new(), Vec::new());
+    for b in &state.breaks {
+        let (crate::claude::chain::Break::Dangling { node }
+        | crate::claude::chain::Break::Cycle { node }) = *b;
+        let n = &state.nodes[node as usize];
+        let r = BreakRef {
+            uuid: uuid(node),
+            parent: json::lossy_key(state.uuids.get(n.parent)),
+            line: n.line,
+        };
+        match b {
+            crate::claude::chain::Break::Dangling { .. } => dangling.push(r),
+            crate::claude::chain::Break::Cycle { .. } => cycles.push(r),
+        }
+    }
+    let keys = ClaudeKeys {
+        leaf: state.leaf.as_ref().map(leaf),
+        other_leaves: state.other_leaves.iter().map(leaf).collect(),
+        dangling_parents: dangling,
+        cycles,
+        compactions: state.compactions,
+        duplicate_uuids: state.duplicates,
+        duplicates: state
+            .duplicate_uuids
+            .iter()
+            .map(|&u| json::lossy_key(state.uuids.get(u)))
+            .collect(),
+        sidechain_entries: state.sidechain_entries,
+        subagent: state.subagent,
+    };
+    let repairs = Repairs {
+        missing_outputs: view
+            .missing
+            .iter()
+            .map(|&id| IdRef::Str(view.id_text(id)))
+            .collect(),
+        orphan_outputs: view
+            .orphans
+            .iter()
+            .map(|&id| IdRef::Str(view.id_text(id)))
+            .collect(),
+        media: None,
+    };
+    Ok((keys, repairs, view.incomplete, state.history.len() as u64))
 }
 
 impl<'a> Report<'a> {
     pub fn new(session: &'a Session) -> std::io::Result<Report<'a>> {
         let f = &session.findings;
-        let State::Codex(state) = &session.state;
+        let state = match &session.state {
+            State::Codex(state) => state,
+            State::Claude(state) => return Report::claude(session, state),
+        };
         let repairs = codex_repairs(session, state)?;
         Ok(Report {
             file: &session.name,
@@ -223,13 +354,16 @@ impl<'a> Report<'a> {
                 unknown_events: state.unknown_events.total,
                 unknown_event_types: &state.unknown_events.by_name,
                 session_metas: state.session_metas,
+                no_session_meta: state.thread_id.is_none(),
             }),
             history_items: state.history.len() as u64,
             incomplete_turn: state.incomplete_turn.as_ref().map(TurnRef::from),
             incomplete_turn_id: state
                 .incomplete_turn
                 .as_ref()
-                .and_then(|t| t.turn_id.as_deref()),
+                .and_then(|t| t.turn_id.as_deref())
+                .map(std::borrow::Cow::Borrowed),
+            claude: None,
             codex_turns: Some(CodexTurns {
                 abandoned_turns: state.abandoned_turns.iter().map(TurnRef::from).collect(),
                 completed_turns: state.completed_turns,
@@ -241,8 +375,54 @@ impl<'a> Report<'a> {
         })
     }
 
-    /// Whether `--strict` fails on what was found.
+    fn claude(
+        session: &'a Session,
+        state: &'a crate::claude::State,
+    ) -> std::io::Result<Report<'a>> {
+        let f = &session.findings;
+        let (keys, repairs, incomplete, history) = claude_keys(session, state)?;
+        let incomplete = incomplete.map(|node| TurnRef {
+            turn_id: Some(std::borrow::Cow::Owned(json::lossy_key(
+                state.uuids.get(state.nodes[node as usize].uuid),
+            ))),
+            line: state.nodes[node as usize].line,
+        });
+        Ok(Report {
+            file: &session.name,
+            thread_id: state.session_id.as_deref(),
+            cwd: None,
+            started: None,
+            dialect: "claude",
+            lines: f.lines,
+            blank_lines: f.blank_lines,
+            records: f.records,
+            parse_errors: f.parse_errors,
+            error_lines: ErrorLines(f),
+            errors: Errors(&f.errors),
+            torn_tail: f.torn_tail,
+            unknown_records: f.unknown_records.total,
+            unknown_record_kinds: &f.unknown_records.by_name,
+            codex_records: None,
+            history_items: history,
+            incomplete_turn_id: incomplete.as_ref().and_then(|t| t.turn_id.clone()),
+            incomplete_turn: incomplete,
+            codex_turns: None,
+            claude: Some(keys),
+            repairs,
+        })
+    }
+
+    /// Whether `--strict` fails on what was found: anything that makes resuming differ from the
+    /// log.
     pub fn fails_strict(&self) -> bool {
-        self.parse_errors > 0 || self.incomplete_turn.is_some()
+        let no_meta = self
+            .codex_records
+            .as_ref()
+            .is_some_and(|c| c.no_session_meta);
+        let broken = self
+            .claude
+            .as_ref()
+            .is_some_and(|c| !c.dangling_parents.is_empty() || !c.cycles.is_empty());
+        self.parse_errors > 0 || self.incomplete_turn.is_some() || no_meta || broken
     }
 }

@@ -224,7 +224,7 @@ fn row(found: Found, load: Load, read: &(dyn Fn(u64) + Sync)) -> Row {
                 started: report.started.map(Into::into),
                 parse_errors: report.parse_errors,
                 incomplete: report.incomplete_turn.is_some(),
-                incomplete_turn_id: report.incomplete_turn_id.map(Into::into),
+                incomplete_turn_id: report.incomplete_turn_id.as_deref().map(Into::into),
                 missing_outputs: report.repairs.missing_outputs.len(),
                 orphan_outputs: report.repairs.orphan_outputs.len(),
             }),

@@ -5,6 +5,7 @@
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::claude;
 use crate::codex;
 use crate::exit::Failure;
 use crate::findings::Findings;
@@ -19,12 +20,15 @@ pub(crate) enum Dialect {
     Codex,
     /// A Codex rollout of 2025 from before the envelope.
     Codex2025,
+    /// A Claude Code transcript.
+    Claude,
 }
 
 /// The agent's part of a session.
 #[derive(Debug)]
 pub(crate) enum State {
     Codex(codex::State),
+    Claude(claude::State),
 }
 
 #[derive(Debug)]
@@ -48,17 +52,36 @@ pub struct Load {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unusable {
     Empty,
-    NoSessionMeta,
+    /// No record of a kind any dialect knows.
+    NotRollout,
+    /// Reading stopped at this line, longer than the cap, of an input that may never end.
+    Endless(u64, usize),
 }
 
 impl std::fmt::Display for Unusable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Unusable::Empty => "empty rollout: no record in it",
-            Unusable::NoSessionMeta => {
-                "no session_meta record: cannot tell which thread this is (is this a Codex rollout?)"
-            }
-        })
+        match self {
+            Unusable::Empty => f.write_str("empty rollout: no record in it"),
+            Unusable::NotRollout => f.write_str(
+                "not a rollout: no record of a known kind (neither a Codex rollout nor a Claude \
+                 Code session)",
+            ),
+            Unusable::Endless(line, cap) => write!(
+                f,
+                "line {line} is longer than {cap} bytes (--max-line-bytes) and the input may never \
+                 end, so reading stopped there: not a rollout"
+            ),
+        }
+    }
+}
+
+impl State {
+    /// Whether a record of a kind the dialect knows was read.
+    fn has_known_record(&self) -> bool {
+        match self {
+            State::Codex(state) => state.spellings != Default::default(),
+            State::Claude(state) => state.known > 0,
+        }
     }
 }
 
@@ -90,17 +113,23 @@ pub(crate) fn load(
         Input::Stdin => Source::stdin(),
         Input::Path(path) => open(path, &name)?,
     };
-    replay(name, opened, load, progress)
+    // A Claude Code session is named by its file (SPEC §10).
+    let stem = match input {
+        Input::Path(path) => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        Input::Stdin => None,
+    };
+    replay(name, stem, opened, load, progress)
 }
 
 /// Replays bytes held in memory.
 pub(crate) fn load_bytes(name: &str, bytes: Vec<u8>, load: Load) -> Result<Session, Failure> {
     let opened = Source::stream(Box::new(io::Cursor::new(bytes)));
-    replay(name.to_string(), opened, load, &mut |_| {})
+    replay(name.to_string(), None, opened, load, &mut |_| {})
 }
 
 fn replay(
     name: String,
+    session_id: Option<String>,
     opened: Opened,
     load: Load,
     progress: &mut dyn FnMut(u64),
@@ -142,16 +171,43 @@ fn replay(
                 .map_err(unreadable)?;
                 State::Codex(fold.state)
             }
+            Dialect::Claude => {
+                let mut fold = claude::chain::Fold::default();
+                let classifier = claude::entry::Classifier;
+                pipeline::run(
+                    reader,
+                    bounded,
+                    &classifier,
+                    &mut fold,
+                    &mut findings,
+                    &mut options,
+                )
+                .map_err(unreadable)?;
+                let mut state = fold.finish();
+                if let Some(stem) = session_id {
+                    state.session_id = Some(stem.into());
+                }
+                State::Claude(state)
+            }
         }
     };
     if findings.records == 0 && findings.parse_errors == 0 {
+        if let Some(line) = findings.stopped_at {
+            return Err(Failure::unusable(
+                &name,
+                Unusable::Endless(line, load.max_line),
+            ));
+        }
         return Err(Failure::unusable(&name, Unusable::Empty));
     }
-    match &state {
-        State::Codex(codex) if codex.thread_id.is_none() => {
-            return Err(Failure::unusable(&name, Unusable::NoSessionMeta));
+    if !state.has_known_record() {
+        if let Some(line) = findings.stopped_at {
+            return Err(Failure::unusable(
+                &name,
+                Unusable::Endless(line, load.max_line),
+            ));
         }
-        State::Codex(_) => {}
+        return Err(Failure::unusable(&name, Unusable::NotRollout));
     }
     Ok(Session {
         name,
@@ -209,7 +265,30 @@ fn sniff(reader: &mut impl Read) -> io::Result<(Dialect, Vec<u8>)> {
     }
 }
 
-/// The dialect a line shows, if it shows one.
+/// Record kinds of the Codex envelope and of the mini dialect.
+const CODEX_KINDS: [&str; 18] = [
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "compacted",
+    "turn_context",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "world_state",
+    "token_usage_record",
+    "retained_context",
+    "security_risk_score",
+    "realtime_item",
+    "item",
+    "rolled_back",
+    "turn_started",
+    "turn_completed",
+    "turn_aborted",
+    "thread_rolled_back",
+];
+
+/// The dialect a line shows, if it shows one: a Codex record kind or a `payload`; a Claude Code
+/// entry type with one of its ids; a 2025 session object or state line.
 fn tell(line: &[u8], first: bool) -> Option<Dialect> {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let text = std::str::from_utf8(line).ok()?;
@@ -217,29 +296,36 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
     if p.peek() != Some(b'{') {
         return None;
     }
-    let (mut kind, mut payload, mut id, mut record_type) = (false, false, false, false);
+    let mut kind = None;
+    let (mut payload, mut id, mut record_type, mut claude_id) = (false, false, false, false);
     p.object(|p, key| {
-        match &*codex::item::key_name(key) {
-            "type" => kind = json::decode_str(&p.text()[p.value()?]).is_some(),
-            "payload" => payload = true,
-            "id" => id = true,
-            "record_type" => record_type = true,
-            _ => return Ok(false),
-        }
-        if matches!(
-            &*codex::item::key_name(key),
-            "payload" | "id" | "record_type"
-        ) {
-            return Ok(false);
+        let name = codex::item::key_name(key);
+        match &*name {
+            "type" => kind = json::decode_str(&p.text()[p.value()?]).map(|k| k.into_owned()),
+            _ => {
+                p.value()?;
+                match &*name {
+                    "payload" => payload = true,
+                    "id" => id = true,
+                    "record_type" => record_type = true,
+                    "uuid" | "parentUuid" | "sessionId" | "leafUuid" | "messageId" => {
+                        claude_id = true;
+                    }
+                    _ => {}
+                }
+            }
         }
         Ok(true)
     })
     .ok()?;
-    if payload || (kind && !record_type) {
-        return Some(Dialect::Codex);
+    match kind.as_deref() {
+        _ if payload => Some(Dialect::Codex),
+        Some(kind) if claude_id && claude::entry::Kind::is_claude_type(kind) => {
+            Some(Dialect::Claude)
+        }
+        Some(kind) if CODEX_KINDS.contains(&kind) => Some(Dialect::Codex),
+        Some(_) => None,
+        None if record_type || (first && id) => Some(Dialect::Codex2025),
+        None => None,
     }
-    if record_type || (first && id && !kind) {
-        return Some(Dialect::Codex2025);
-    }
-    None
 }

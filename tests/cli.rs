@@ -47,17 +47,41 @@ fn missing_file_directory_and_empty_input_exit_1() {
             )
         );
     }
-    let no_meta = dir.file(
-        "no_meta.jsonl",
-        "{\"type\":\"item\",\"item\":{\"type\":\"message\"}}\n",
-    );
+    let unknown = dir.file("unknown.jsonl", "{\"type\":\"thread_goal\"}\n{\"no\":1}\n");
     assert_eq!(
-        one_line_error(&no_meta, &["replay", "--report"], 1),
+        one_line_error(&unknown, &["replay", "--report"], 1),
         format!(
-            "rollcall: {}: no session_meta record: cannot tell which thread this is (is this a Codex rollout?)\n",
-            no_meta.display()
+            "rollcall: {}: not a rollout: no record of a known kind (neither a Codex rollout nor a \
+             Claude Code session)\n",
+            unknown.display()
         )
     );
+}
+
+/// SPEC §5: an export that starts mid-session is replayed, its missing session_meta a finding.
+#[test]
+fn a_rollout_without_session_meta_is_replayed_with_a_finding() {
+    let dir = Scratch::new("no-meta");
+    let no_meta = dir.file(
+        "no_meta.jsonl",
+        "{\"type\":\"item\",\"item\":{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\n",
+    );
+    let out = rollcall()
+        .args(["replay", "--report", "--json"])
+        .arg(&no_meta)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["thread_id"], serde_json::Value::Null);
+    assert_eq!(report["no_session_meta"], true);
+    assert_eq!(report["history_items"], 1);
+    let strict = rollcall()
+        .args(["replay", "--strict"])
+        .arg(&no_meta)
+        .output()
+        .expect("runs");
+    assert_eq!(strict.status.code(), Some(3));
 }
 
 #[test]

@@ -142,7 +142,9 @@ fn survive(path: &Path) -> Result<Value, String> {
         .find(|(args, _)| args.contains(&"--json"))
         .expect("the JSON report ran");
     let report: Value = serde_json::from_slice(&json.stdout).expect("the JSON report is JSON");
-    let findings = report["parse_errors"] != 0 || !report["incomplete_turn"].is_null();
+    let findings = report["parse_errors"] != 0
+        || !report["incomplete_turn"].is_null()
+        || report["no_session_meta"] == true;
     let (_, strict) = verdicts
         .iter()
         .find(|(args, _)| args.contains(&"--strict"))
@@ -242,9 +244,10 @@ fn count_lines(bytes: &[u8]) -> (u64, u64, u64) {
     (blank + other, blank, other)
 }
 
-fn no_session_meta(path: &Path) -> String {
+fn not_a_rollout(path: &Path) -> String {
     format!(
-        "rollcall: {}: no session_meta record: cannot tell which thread this is (is this a Codex rollout?)\n",
+        "rollcall: {}: not a rollout: no record of a known kind (neither a Codex rollout nor a \
+         Claude Code session)\n",
         path.display()
     )
 }
@@ -276,7 +279,7 @@ fn a_megabyte_of_random_bytes() {
     let dir = Scratch::new("random");
     let noise = Rng(0x5EED_0FC0_FFEE).bytes(1 << 20);
     let path = dir.file("noise.jsonl", &noise);
-    assert_eq!(survive(&path), Err(no_session_meta(&path)));
+    assert_eq!(survive(&path), Err(not_a_rollout(&path)));
 
     // Behind a session_meta the same bytes are findings: every non-blank line a parse error.
     let mut content = format!("{META}\n").into_bytes();
@@ -654,12 +657,12 @@ fn torn_final_lines() {
             "{name}: {human}"
         );
     }
-    // A file that is nothing but a torn session_meta cannot be resumed.
+    // A file that is nothing but a torn session_meta holds no record at all.
     let path = dir.file(
         "only_torn_meta.jsonl",
         r#"{"type":"session_meta","payload":{"id":"t"#,
     );
-    assert_eq!(survive(&path), Err(no_session_meta(&path)));
+    assert_eq!(survive(&path), Err(not_a_rollout(&path)));
 }
 
 #[test]
@@ -707,7 +710,7 @@ fn bom_and_crlf() {
 
     // CR alone does not end a line, so a classic-Mac file is one bad line.
     let path = dir.file("cr_only.jsonl", format!("{META}\r{}\r", item(call)));
-    assert_eq!(survive(&path), Err(no_session_meta(&path)));
+    assert_eq!(survive(&path), Err(not_a_rollout(&path)));
 
     // A UTF-16 file (with its BOM) is not UTF-8: no line parses.
     let utf16: Vec<u8> = format!("\u{feff}{META}\n")
@@ -715,7 +718,7 @@ fn bom_and_crlf() {
         .flat_map(u16::to_le_bytes)
         .collect();
     let path = dir.file("utf16.jsonl", utf16);
-    assert_eq!(survive(&path), Err(no_session_meta(&path)));
+    assert_eq!(survive(&path), Err(not_a_rollout(&path)));
 }
 
 fn mkfifo(path: &Path) {

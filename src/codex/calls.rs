@@ -2,56 +2,14 @@
 //! ([`CallKey`]). Strings are compared by their decoded bytes, lone surrogates kept apart (see
 //! `json::decode_key`); any other JSON value is kept as its text and pairs with nothing.
 
-use std::hash::BuildHasher;
-
-use hashbrown::HashTable;
-
 use super::item::CallKey;
+use crate::intern::Strings;
 use crate::json;
-
-/// Interned byte strings: one arena, one hash table of indices into it.
-#[derive(Debug, Default)]
-struct Strings {
-    bytes: Vec<u8>,
-    ends: Vec<u64>,
-    table: HashTable<u32>,
-}
-
-/// The `i`th string of an arena whose strings end at `ends`.
-fn nth<'a>(bytes: &'a [u8], ends: &[u64], i: u32) -> &'a [u8] {
-    let i = i as usize;
-    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    &bytes[start..ends[i] as usize]
-}
-
-impl Strings {
-    fn get(&self, index: u32) -> &[u8] {
-        nth(&self.bytes, &self.ends, index)
-    }
-
-    fn intern(&mut self, key: &[u8], hasher: &std::hash::RandomState) -> u32 {
-        let hash = hasher.hash_one(key);
-        let Strings { bytes, ends, table } = self;
-        if let Some(&index) = table.find(hash, |&i| nth(bytes, ends, i) == key) {
-            return index;
-        }
-        let index = ends.len() as u32;
-        bytes.extend_from_slice(key);
-        ends.push(bytes.len() as u64);
-        table.insert_unique(hash, index, |&i| hasher.hash_one(nth(bytes, ends, i)));
-        index
-    }
-
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-}
 
 #[derive(Debug, Default)]
 pub(crate) struct CallIds {
     strings: Strings,
     others: Strings,
-    hasher: std::hash::RandomState,
 }
 
 impl CallIds {
@@ -64,8 +22,8 @@ impl CallIds {
             return CallKey::NONE;
         }
         match json::decode_key(raw) {
-            Some(key) => CallKey::string(self.strings.intern(&key, &self.hasher)),
-            None => CallKey::other(self.others.intern(raw.as_bytes(), &self.hasher)),
+            Some(key) => CallKey::string(self.strings.intern(&key)),
+            None => CallKey::other(self.others.intern(raw.as_bytes())),
         }
     }
 

@@ -14,11 +14,13 @@ use std::io::{self, Write};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::claude;
 use crate::cli::{Format, Job, ViewSettings};
 use crate::codex;
 use crate::json;
 use crate::session::{Session, State};
 use crate::source::SpanReader;
+use crate::view::PromptView;
 
 pub(crate) use scan::{jsonl as scan_jsonl, table as scan_table};
 
@@ -30,40 +32,62 @@ pub(crate) fn render(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let mut reader = SpanReader::new(&session.sources);
-    match job {
-        Job::History => history(session, &mut reader, out),
-        Job::Report { json: true } => report::json(session, out),
-        Job::Report { json: false } => report::human(session, paint, out),
-        Job::View { format, settings } => {
-            let State::Codex(state) = &session.state;
-            let view = codex_view(state, settings);
-            match format {
-                Format::Jsonl => view::jsonl(&view, &mut reader, out),
-                Format::Json => view::json_array(&view, &mut reader, out),
-                Format::Text => text::transcript(&view, &mut reader, paint, out),
-            }
+    match (job, &session.state) {
+        (Job::History, state) => history(state, &mut reader, out),
+        (Job::Report { json: true }, _) => report::json(session, out),
+        (Job::Report { json: false }, _) => report::human(session, paint, out),
+        (Job::View { format, settings }, State::Codex(state)) => {
+            let view = codex::view::View::new(state, settings);
+            view_as(format, &view, &mut reader, paint, out)
         }
-        Job::Diff { settings } => {
-            let State::Codex(state) = &session.state;
-            let view = codex_view(state, settings);
+        (Job::View { format, .. }, State::Claude(state)) => {
+            let view = claude::view::View::new(state, &mut SpanReader::new(&session.sources))?;
+            view_as(format, &view, &mut reader, paint, out)
+        }
+        (Job::Diff { settings }, State::Codex(state)) => {
+            let view = codex::view::View::new(state, settings);
+            diff::write(&session.name, &view, &mut reader, paint, out)
+        }
+        (Job::Diff { .. }, State::Claude(state)) => {
+            let view = claude::view::View::new(state, &mut SpanReader::new(&session.sources))?;
             diff::write(&session.name, &view, &mut reader, paint, out)
         }
     }
 }
 
-fn codex_view(state: &codex::State, settings: ViewSettings) -> codex::view::View<'_> {
-    codex::view::View::new(state, settings)
+fn view_as(
+    format: Format,
+    view: &impl PromptView,
+    reader: &mut SpanReader<'_>,
+    paint: Paint,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    match format {
+        Format::Jsonl => view::jsonl(view, reader, out),
+        Format::Json => view::json_array(view, reader, out),
+        Format::Text => text::transcript(view, reader, paint, out),
+    }
 }
 
 /// The resume state's history, one entry per line, as the log has it.
-fn history(session: &Session, reader: &mut SpanReader<'_>, out: &mut impl Write) -> io::Result<()> {
-    let State::Codex(state) = &session.state;
-    let view = codex::view::View::new(state, ViewSettings::default());
+fn history(state: &State, reader: &mut SpanReader<'_>, out: &mut impl Write) -> io::Result<()> {
     let mut text = Vec::new();
-    for item in &state.history {
-        view.item_text(*item, reader, &mut text)?;
-        out.write_all(&text)?;
-        out.write_all(b"\n")?;
+    match state {
+        State::Codex(state) => {
+            let view = codex::view::View::new(state, ViewSettings::default());
+            for item in &state.history {
+                view.item_text(*item, reader, &mut text)?;
+                out.write_all(&text)?;
+                out.write_all(b"\n")?;
+            }
+        }
+        State::Claude(state) => {
+            for &node in &state.history {
+                let line = reader.read(0, state.nodes[node as usize].span)?;
+                out.write_all(line)?;
+                out.write_all(b"\n")?;
+            }
+        }
     }
     Ok(())
 }

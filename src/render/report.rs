@@ -7,7 +7,7 @@ use super::{Paint, plural};
 use serde::Serialize;
 
 use crate::escape::{self, escape};
-use crate::report::{Report, TurnRef};
+use crate::report::{LeafRef, Report, TurnRef};
 use crate::session::Session;
 
 /// How many entries of a long list the human report shows before "… and N more".
@@ -69,6 +69,7 @@ pub(super) fn human(session: &Session, paint: Paint, out: &mut impl Write) -> io
     let mut rows = identity(&r);
     rows.extend(loading(&r, paint, &none));
     rows.extend(resume_state(&r, paint, &none));
+    rows.extend(chain(&r, paint, &none));
     rows.extend(repairs(&r, paint, &none));
     for row in rows {
         // Padded before it is painted: escape codes have width in format!'s eyes, not on screen.
@@ -86,9 +87,14 @@ pub(super) fn human(session: &Session, paint: Paint, out: &mut impl Write) -> io
 }
 
 fn identity(r: &Report<'_>) -> Vec<Row> {
+    let (file, id) = if r.claude.is_some() {
+        ("session", "session id")
+    } else {
+        ("rollout", "thread")
+    };
     let mut rows = vec![
-        Row::new("rollout", escape(r.file)),
-        Row::new("thread", escape(r.thread_id.unwrap_or("-"))),
+        Row::new(file, escape(r.file)),
+        Row::new(id, escape(r.thread_id.unwrap_or("-"))),
     ];
     if let Some(cwd) = r.cwd {
         rows.push(Row::new("working dir", escape(cwd)));
@@ -191,47 +197,143 @@ fn repairs(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
     let repairs = &r.repairs;
     let missing = repairs.missing_outputs.len() as u64;
     let orphans = repairs.orphan_outputs.len() as u64;
-    let (images, audio) = (repairs.images_replaced, repairs.audio_replaced);
-    let view = if missing + orphans + images + audio == 0 {
-        none.to_string()
+    let (what, id) = if r.claude.is_some() {
+        ("tool_result", "tool_use_id")
     } else {
-        paint.yellow(&format!(
-            "{missing} synthetic {}, {orphans} orphan {} removed, {images} {} and {audio} audio {} replaced",
-            plural(missing, "output", "outputs"),
-            plural(orphans, "output", "outputs"),
+        ("output", "call_id")
+    };
+    let mut said = vec![
+        format!(
+            "{missing} synthetic {what}{}",
+            if missing == 1 { "" } else { "s" }
+        ),
+        format!(
+            "{orphans} orphan {what}{} removed",
+            if orphans == 1 { "" } else { "s" }
+        ),
+    ];
+    let mut changed = missing + orphans;
+    if let Some(m) = &repairs.media {
+        let (images, audio) = (m.images_replaced, m.audio_replaced);
+        changed += images + audio;
+        said.push(format!(
+            "{images} {} and {audio} audio {} replaced",
             plural(images, "image", "images"),
             plural(audio, "part", "parts"),
-        ))
+        ));
+    }
+    let view = if changed == 0 {
+        none.to_string()
+    } else {
+        paint.yellow(&said.join(", "))
     };
     let mut ids = Vec::new();
     for (label, list) in [
         ("missing output", &repairs.missing_outputs),
         ("orphan output", &repairs.orphan_outputs),
     ] {
-        for id in list.iter().take(SHOWN) {
-            ids.push(format!("{label:<15}call_id {}", escape(&id.text())));
+        for listed in list.iter().take(SHOWN) {
+            ids.push(format!("{label:<15}{id} {}", escape(&listed.text())));
         }
         ids.extend(more(list.len() as u64, SHOWN));
     }
-    let (truncated, prepared, resize) = (
-        repairs.outputs_truncated,
-        repairs.media_prepared,
-        repairs.images_codex_would_resize,
-    );
-    let resume = if truncated + prepared + resize == 0 {
+    let mut rows = vec![Row::new("prompt view", view).under(ids)];
+    if let Some(m) = &repairs.media {
+        let (truncated, prepared, resize) = (
+            m.outputs_truncated,
+            m.media_prepared,
+            m.images_codex_would_resize,
+        );
+        let resume = if truncated + prepared + resize == 0 {
+            none.to_string()
+        } else {
+            paint.yellow(&format!(
+                "{truncated} {} truncated, {prepared} media {} prepared, {resize} {} Codex would resize",
+                plural(truncated, "output", "outputs"),
+                plural(prepared, "part", "parts"),
+                plural(resize, "image", "images"),
+            ))
+        };
+        rows.push(Row::new("resume prep", resume));
+    }
+    rows
+}
+
+/// What the chain of a Claude Code session is made of.
+fn chain(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
+    let Some(c) = &r.claude else {
+        return Vec::new();
+    };
+    let leaf_text = |l: &LeafRef| {
+        format!(
+            "{} (line {}, {}, {} {} back)",
+            escape(&l.uuid),
+            l.line,
+            l.timestamp.as_deref().unwrap_or("no time"),
+            l.chain_length,
+            plural(l.chain_length, "entry", "entries")
+        )
+    };
+    let mut rows = vec![Row::new(
+        "leaf",
+        c.leaf.as_ref().map_or_else(|| none.to_string(), leaf_text),
+    )];
+    let others = if c.other_leaves.is_empty() {
         none.to_string()
     } else {
         paint.yellow(&format!(
-            "{truncated} {} truncated, {prepared} media {} prepared, {resize} {} Codex would resize",
-            plural(truncated, "output", "outputs"),
-            plural(prepared, "part", "parts"),
-            plural(resize, "image", "images"),
+            "{} (branches resume does not take)",
+            c.other_leaves.len()
         ))
     };
-    vec![
-        Row::new("prompt view", view).under(ids),
-        Row::new("resume prep", resume),
-    ]
+    let mut listed: Vec<String> = c.other_leaves.iter().take(SHOWN).map(leaf_text).collect();
+    listed.extend(more(c.other_leaves.len() as u64, SHOWN));
+    rows.push(Row::new("other leaves", others).under(listed));
+    for (label, breaks, what) in [
+        (
+            "dangling parents",
+            &c.dangling_parents,
+            "names a missing parent",
+        ),
+        ("cycles", &c.cycles, "names a parent already on the chain"),
+    ] {
+        let value = if breaks.is_empty() {
+            none.to_string()
+        } else {
+            paint.red(&breaks.len().to_string())
+        };
+        let listed = breaks
+            .iter()
+            .take(SHOWN)
+            .map(|b| {
+                format!(
+                    "line {:<8} {} {what} {}",
+                    b.line,
+                    escape(&b.uuid),
+                    escape(&b.parent)
+                )
+            })
+            .collect();
+        rows.push(Row::new(label, value).under(listed));
+    }
+    let duplicates = if c.duplicate_uuids == 0 {
+        none.to_string()
+    } else {
+        format!("{} (the first copy of each wins)", c.duplicate_uuids)
+    };
+    rows.extend([
+        Row::new("compactions", c.compactions.to_string()),
+        Row::new("duplicate uuids", duplicates),
+        Row::new(
+            "sidechain",
+            if c.subagent {
+                "a subagent's transcript: read whole".to_string()
+            } else {
+                format!("{} entries left out", c.sidechain_entries)
+            },
+        ),
+    ]);
+    rows
 }
 
 /// `… and N more`, when a list was cut at `shown`.
@@ -243,8 +345,8 @@ fn more(total: u64, shown: usize) -> Option<String> {
 }
 
 fn turn_text(turn: &TurnRef<'_>) -> String {
-    match turn.turn_id {
-        Some(id) => format!("{} (opened at line {})", escape(id), turn.line),
+    match &turn.turn_id {
+        Some(id) => format!("{} (opened at line {})", escape(id.as_ref()), turn.line),
         None => format!("turn without id (opened at line {})", turn.line),
     }
 }

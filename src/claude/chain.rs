@@ -1,0 +1,351 @@
+//! The resume chain of a Claude Code session (SPEC §10): entries with a uuid form a tree by
+//! `parentUuid`; resume starts at the leaf with the latest time and walks back to a root, a
+//! compaction boundary, a parent that is not there, or a cycle. The history is that chain, root
+//! first, with the entries of each API response and the sibling tool results put back together.
+
+use super::entry::{Entry, Kind};
+use crate::findings::Findings;
+use crate::intern::Strings;
+use crate::json;
+use crate::pipeline::{self, Bytes, LineAt};
+use crate::source::Span;
+
+const NONE: u32 = u32::MAX;
+
+/// A node of the tree: an entry with a uuid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Node {
+    pub span: Span,
+    pub line: u64,
+    /// Indices into the session's uuids (`NONE` for no parent).
+    pub uuid: u32,
+    pub parent: u32,
+    /// Index into the session's message ids (`NONE` for none).
+    pub message_id: u32,
+    /// Nanoseconds since 1970; `i64::MIN` when the entry has no readable time.
+    pub time: i64,
+    pub kind: Kind,
+    pub flags: u8,
+}
+
+impl Node {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// A leaf, as the report shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Leaf {
+    pub node: u32,
+    /// Entries on its walk back.
+    pub chain: u64,
+}
+
+/// Where a walk back ended early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Break {
+    /// This node's parent is no entry of the session (or only a sidechain one).
+    Dangling { node: u32 },
+    /// This node's parent is already on the walk.
+    Cycle { node: u32 },
+}
+
+/// Everything replay learns from a Claude Code session.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    /// The first `sessionId` of an entry (the file name is the session id, when there is one).
+    pub session_id: Option<Box<str>>,
+    pub nodes: Vec<Node>,
+    pub uuids: Strings,
+    pub message_ids: Strings,
+    /// Later copies of a uuid already seen (the first one wins), and the first few of them.
+    pub duplicates: u64,
+    pub duplicate_uuids: Vec<u32>,
+    /// Nodes left out because they are sidechain entries of a main session.
+    pub sidechain_entries: u64,
+    /// Every node is a sidechain entry: a subagent's transcript, read like any other.
+    pub subagent: bool,
+    /// Compaction boundaries among the nodes considered.
+    pub compactions: u64,
+    /// Entries of a type rollcall knows.
+    pub known: u64,
+    /// Node indices of the history, root first.
+    pub history: Vec<u32>,
+    /// Entries on the chain itself (the walk back from the leaf).
+    pub chain: u64,
+    pub leaf: Option<Leaf>,
+    pub other_leaves: Vec<Leaf>,
+    pub breaks: Vec<Break>,
+}
+
+/// Duplicate uuids named in the report; the rest are counted.
+const NAMED: usize = 20;
+
+/// A replay in progress.
+#[derive(Debug, Default)]
+pub(crate) struct Fold {
+    pub state: State,
+    /// For each uuid index, the node that has it (`NONE` until one does).
+    node_of: Vec<u32>,
+}
+
+fn decoded(chunk: &Bytes<'_>, span: Span) -> Option<Vec<u8>> {
+    let raw = std::str::from_utf8(chunk.get(span)).ok()?;
+    json::decode_key(raw).map(|key| key.into_owned())
+}
+
+impl pipeline::Fold for Fold {
+    type Record = Entry;
+
+    fn fold(&mut self, line: LineAt, entry: Entry, chunk: &Bytes<'_>, f: &mut Findings) {
+        let state = &mut self.state;
+        if entry.kind == Kind::Unknown {
+            let name = decoded(chunk, entry.type_name).unwrap_or_default();
+            f.unknown(&String::from_utf8_lossy(&name));
+        } else {
+            state.known += 1;
+        }
+        if state.session_id.is_none()
+            && let Some(id) = entry.session_id.and_then(|s| decoded(chunk, s))
+        {
+            state.session_id = Some(String::from_utf8_lossy(&id).into());
+        }
+        let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
+            return;
+        };
+        let uuid = state.uuids.intern(&uuid);
+        let parent = match entry.parent.and_then(|s| decoded(chunk, s)) {
+            Some(parent) => state.uuids.intern(&parent),
+            None => NONE,
+        };
+        self.node_of.resize(state.uuids.len(), NONE);
+        if self.node_of[uuid as usize] != NONE {
+            state.duplicates += 1;
+            if state.duplicate_uuids.len() < NAMED {
+                state.duplicate_uuids.push(uuid);
+            }
+            return;
+        }
+        let message_id = match entry.message_id.and_then(|s| decoded(chunk, s)) {
+            Some(id) => state.message_ids.intern(&id),
+            None => NONE,
+        };
+        self.node_of[uuid as usize] = state.nodes.len() as u32;
+        state.nodes.push(Node {
+            span: Span {
+                at: line.at,
+                len: line.len as u32,
+            },
+            line: line.number,
+            uuid,
+            parent,
+            message_id,
+            time: entry.time.unwrap_or(i64::MIN),
+            kind: entry.kind,
+            flags: entry.flags,
+        });
+    }
+}
+
+impl Fold {
+    /// Picks the leaf, walks the chain and puts the history together.
+    pub fn finish(self) -> State {
+        let Fold { mut state, node_of } = self;
+        let nodes = std::mem::take(&mut state.nodes);
+        let sidechain = nodes.iter().filter(|n| n.has(Entry::SIDECHAIN)).count();
+        state.subagent = !nodes.is_empty() && sidechain == nodes.len();
+        let considered: Vec<bool> = nodes
+            .iter()
+            .map(|n| state.subagent || !n.has(Entry::SIDECHAIN))
+            .collect();
+        if !state.subagent {
+            state.sidechain_entries = sidechain as u64;
+        }
+        // The node a node's walk goes on to, if it is considered; compaction boundaries have none.
+        let parent_of = |i: usize| -> Option<u32> {
+            let n = &nodes[i];
+            if n.has(Entry::BOUNDARY) || n.parent == NONE {
+                return None;
+            }
+            let p = *node_of.get(n.parent as usize)?;
+            (p != NONE && considered[p as usize]).then_some(p)
+        };
+        let mut has_child = vec![false; nodes.len()];
+        for i in (0..nodes.len()).filter(|&i| considered[i]) {
+            if let Some(p) = parent_of(i) {
+                has_child[p as usize] = true;
+            }
+        }
+        let leaves: Vec<u32> = (0..nodes.len())
+            .filter(|&i| considered[i] && !has_child[i])
+            .map(|i| i as u32)
+            .collect();
+        state.compactions = (0..nodes.len())
+            .filter(|&i| considered[i] && nodes[i].has(Entry::BOUNDARY))
+            .count() as u64;
+        // The latest time, ties to the later line (nodes are in line order).
+        let Some(&leaf) = leaves.iter().max_by_key(|&&i| (nodes[i as usize].time, i)) else {
+            state.nodes = nodes;
+            return state;
+        };
+        let walk = |start: u32, breaks: &mut Vec<Break>| -> Vec<u32> {
+            let mut chain = vec![start];
+            let mut seen = std::collections::HashSet::new();
+            seen.insert(start);
+            let mut at = start as usize;
+            loop {
+                let n = &nodes[at];
+                if n.has(Entry::BOUNDARY) || n.parent == NONE {
+                    break;
+                }
+                let Some(p) = parent_of(at) else {
+                    breaks.push(Break::Dangling { node: at as u32 });
+                    break;
+                };
+                if !seen.insert(p) {
+                    breaks.push(Break::Cycle { node: at as u32 });
+                    break;
+                }
+                chain.push(p);
+                at = p as usize;
+            }
+            chain
+        };
+        let mut breaks = Vec::new();
+        let mut chain = walk(leaf, &mut breaks);
+        chain.reverse();
+        let lengths = walk_lengths(&nodes, &considered, &parent_of);
+        let other_leaves = leaves
+            .iter()
+            .filter(|&&l| l != leaf)
+            .map(|&l| Leaf {
+                node: l,
+                chain: match lengths[l as usize] {
+                    0 => walk(l, &mut Vec::new()).len() as u64,
+                    known => known,
+                },
+            })
+            .collect();
+        let ids = state.message_ids.len();
+        let history = history(&nodes, &considered, &node_of, ids, &chain);
+        state.nodes = nodes;
+        state.chain = chain.len() as u64;
+        state.leaf = Some(Leaf {
+            node: leaf,
+            chain: chain.len() as u64,
+        });
+        state.other_leaves = other_leaves;
+        state.breaks = breaks;
+        state.history = history;
+        state
+    }
+}
+
+/// The length of each node's walk back, shared along common stems: each stem is walked once,
+/// however many leaves grow from it. A node whose walk meets a cycle gets 0 (walk it on its own).
+fn walk_lengths(
+    nodes: &[Node],
+    considered: &[bool],
+    parent_of: &dyn Fn(usize) -> Option<u32>,
+) -> Vec<u64> {
+    const UNKNOWN: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const KNOWN: u8 = 2;
+    const CYCLIC: u8 = 3;
+    let mut depth = vec![0u64; nodes.len()];
+    let mut state = vec![UNKNOWN; nodes.len()];
+    for start in (0..nodes.len()).filter(|&i| considered[i]) {
+        let mut path = Vec::new();
+        let mut at = start;
+        let cyclic = loop {
+            match state[at] {
+                KNOWN => break false,
+                ON_PATH => break true,
+                _ => {}
+            }
+            state[at] = ON_PATH;
+            path.push(at);
+            match parent_of(at) {
+                Some(p) => at = p as usize,
+                None => break false,
+            }
+        };
+        if cyclic {
+            for &p in &path {
+                state[p] = CYCLIC;
+            }
+            continue;
+        }
+        // Ended at a node of known depth, or at the root (the path's last node).
+        let mut below = if state[at] == KNOWN { depth[at] } else { 0 };
+        for &p in path.iter().rev() {
+            below += 1;
+            depth[p] = below;
+            state[p] = KNOWN;
+        }
+    }
+    depth
+}
+
+/// The history: the chain, root first, where each API response (assistant entries sharing a
+/// `message.id`) comes whole at its first entry on the chain, followed by the entries holding
+/// only the results of its tool calls (SPEC §10).
+fn history(
+    nodes: &[Node],
+    considered: &[bool],
+    node_of: &[u32],
+    message_ids: usize,
+    chain: &[u32],
+) -> Vec<u32> {
+    // Assistant nodes by message id, in line order.
+    let mut by_message: Vec<(u32, u32)> = (0..nodes.len())
+        .filter(|&i| considered[i] && nodes[i].kind == Kind::Assistant)
+        .filter(|&i| nodes[i].message_id != NONE)
+        .map(|i| (nodes[i].message_id, i as u32))
+        .collect();
+    by_message.sort_unstable();
+    // Results-only user nodes by their parent node, in line order.
+    let mut by_parent: Vec<(u32, u32)> = (0..nodes.len())
+        .filter(|&i| considered[i] && nodes[i].has(Entry::RESULTS_ONLY))
+        .filter_map(|i| {
+            let p = *node_of.get(nodes[i].parent as usize)?;
+            (p != NONE).then_some((p, i as u32))
+        })
+        .collect();
+    by_parent.sort_unstable();
+    let group = |id: u32| {
+        let start = by_message.partition_point(|&(m, _)| m < id);
+        let end = by_message.partition_point(|&(m, _)| m <= id);
+        by_message[start..end].iter().map(|&(_, n)| n)
+    };
+    let results_of = |parent: u32| {
+        let start = by_parent.partition_point(|&(p, _)| p < parent);
+        let end = by_parent.partition_point(|&(p, _)| p <= parent);
+        by_parent[start..end].iter().map(|&(_, n)| n)
+    };
+    let mut emitted = vec![false; nodes.len()];
+    let mut history = Vec::with_capacity(chain.len());
+    let mut emit = |n: u32, history: &mut Vec<u32>| {
+        if !std::mem::replace(&mut emitted[n as usize], true) {
+            history.push(n);
+        }
+    };
+    let mut done = vec![false; message_ids];
+    for &n in chain {
+        let node = &nodes[n as usize];
+        let id = node.message_id;
+        if node.kind != Kind::Assistant || id == NONE || done[id as usize] {
+            emit(n, &mut history);
+            continue;
+        }
+        done[id as usize] = true;
+        let members: Vec<u32> = group(id).collect();
+        let mut results: Vec<u32> = members.iter().flat_map(|&m| results_of(m)).collect();
+        results.sort_unstable();
+        for m in members.into_iter().chain(results) {
+            emit(m, &mut history);
+        }
+    }
+    history
+}

@@ -1,0 +1,408 @@
+//! Claude Code entries: one transcript line classified (SPEC §10). Entries with a `uuid` are the
+//! nodes of the resume tree; the header keeps what the chain and the repairs need — the uuid, its
+//! parent, the time, the API response it belongs to, and whether it holds only tool results.
+//! Pure: runs on the thread pool.
+
+use std::ops::Range;
+
+use crate::codex::item::{key_name, string};
+use crate::findings::ParseError;
+use crate::json::{self, Parser};
+use crate::source::Span;
+
+/// The entry types rollcall knows (SPEC §10); any other is counted as an unknown record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    User,
+    Assistant,
+    System,
+    Summary,
+    Attachment,
+    Progress,
+    FileHistorySnapshot,
+    PermissionMode,
+    Unknown,
+}
+
+const KIND_NAMES: [(Kind, &str); 8] = [
+    (Kind::User, "user"),
+    (Kind::Assistant, "assistant"),
+    (Kind::System, "system"),
+    (Kind::Summary, "summary"),
+    (Kind::Attachment, "attachment"),
+    (Kind::Progress, "progress"),
+    (Kind::FileHistorySnapshot, "file-history-snapshot"),
+    (Kind::PermissionMode, "permission-mode"),
+];
+
+impl Kind {
+    pub fn from_type(name: &str) -> Kind {
+        KIND_NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map_or(Kind::Unknown, |(kind, _)| *kind)
+    }
+
+    /// Whether a line of this `type` names an entry of Claude Code (for telling the dialect).
+    pub fn is_claude_type(name: &str) -> bool {
+        Kind::from_type(name) != Kind::Unknown
+            || matches!(name, "queue-operation" | "custom-title" | "last-prompt")
+    }
+}
+
+/// A classified line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub kind: Kind,
+    /// The raw `type` string, for counting an unknown kind.
+    pub type_name: Span,
+    /// The raw `uuid` string, when it is a non-empty string.
+    pub uuid: Option<Span>,
+    /// The raw `parentUuid` string, when it is one.
+    pub parent: Option<Span>,
+    /// The raw `message.id` of an assistant entry (one API response spans several entries).
+    pub message_id: Option<Span>,
+    /// The raw `sessionId` string.
+    pub session_id: Option<Span>,
+    /// `timestamp` in nanoseconds since 1970 (UTC), when it reads as an ISO 8601 time.
+    pub time: Option<i64>,
+    pub flags: u8,
+}
+
+impl Entry {
+    /// `isSidechain: true`.
+    pub const SIDECHAIN: u8 = 1;
+    /// A `system` entry with `subtype` `compact_boundary`: the chain starts there.
+    pub const BOUNDARY: u8 = 1 << 1;
+    /// A `user` entry whose content is one or more `tool_result` blocks and nothing else.
+    pub const RESULTS_ONLY: u8 = 1 << 2;
+    /// A `user` or `assistant` entry with an object `message`: a message of the prompt view.
+    pub const MESSAGE: u8 = 1 << 3;
+}
+
+/// The classifier; Claude Code files have one spelling.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Classifier;
+
+impl crate::pipeline::Classify for Classifier {
+    type Record = Entry;
+
+    fn classify(&self, line: &[u8], at: u64) -> Result<Entry, ParseError> {
+        classify(line, at)
+    }
+}
+
+/// The members of an entry the rules read, as ranges of the line.
+#[derive(Default)]
+struct Members {
+    kind: Option<Range<usize>>,
+    uuid: Option<Range<usize>>,
+    parent: Option<Range<usize>>,
+    session_id: Option<Range<usize>>,
+    sidechain: Option<Range<usize>>,
+    timestamp: Option<Range<usize>>,
+    subtype: Option<Range<usize>>,
+    message: Option<Range<usize>>,
+}
+
+fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
+    let text = crate::codex::record::utf8(line)?;
+    let invalid = |e: json::Error| ParseError::InvalidJson {
+        at: e.at,
+        what: e.what,
+    };
+    let mut p = Parser::new(text);
+    if p.peek() != Some(b'{') {
+        p.value().and_then(|_| p.end()).map_err(invalid)?;
+        return Err(ParseError::NotObject);
+    }
+    let mut m = Members::default();
+    p.object(|p, key| {
+        let slot = match &*key_name(key) {
+            "type" => &mut m.kind,
+            "uuid" => &mut m.uuid,
+            "parentUuid" => &mut m.parent,
+            "sessionId" => &mut m.session_id,
+            "isSidechain" => &mut m.sidechain,
+            "timestamp" => &mut m.timestamp,
+            "subtype" => &mut m.subtype,
+            "message" => &mut m.message,
+            _ => return Ok(false),
+        };
+        *slot = Some(p.value()?);
+        Ok(true)
+    })
+    .and_then(|_| p.end())
+    .map_err(invalid)?;
+    let Some(type_name) = string(text, &m.kind) else {
+        return Err(ParseError::NoType);
+    };
+    let kind = Kind::from_type(&type_name);
+    let span = |r: &Range<usize>| Span {
+        at: at + r.start as u64,
+        len: r.len() as u32,
+    };
+    let string_span = |r: &Option<Range<usize>>| {
+        r.as_ref()
+            .filter(|r| text.as_bytes()[r.start] == b'"')
+            .map(span)
+    };
+    let mut entry = Entry {
+        kind,
+        type_name: m.kind.as_ref().map(span).unwrap_or_default(),
+        uuid: string_span(&m.uuid).filter(|s| s.len > 2),
+        parent: string_span(&m.parent),
+        message_id: None,
+        session_id: string_span(&m.session_id),
+        time: string(text, &m.timestamp).and_then(|t| parse_time(&t)),
+        flags: 0,
+    };
+    if m.sidechain
+        .as_ref()
+        .is_some_and(|r| &text[r.clone()] == "true")
+    {
+        entry.flags |= Entry::SIDECHAIN;
+    }
+    if kind == Kind::System && string(text, &m.subtype).as_deref() == Some("compact_boundary") {
+        entry.flags |= Entry::BOUNDARY;
+    }
+    if matches!(kind, Kind::User | Kind::Assistant) {
+        let message = m
+            .message
+            .filter(|r| text.as_bytes()[r.start] == b'{')
+            .ok_or(ParseError::Shape {
+                kind: if kind == Kind::User {
+                    "user"
+                } else {
+                    "assistant"
+                },
+                problem: r#"no object "message""#,
+            })?;
+        entry.flags |= Entry::MESSAGE;
+        let (id, results_only) = message_facts(text, message);
+        if kind == Kind::Assistant {
+            entry.message_id = id.map(|r| span(&r));
+        } else if results_only {
+            entry.flags |= Entry::RESULTS_ONLY;
+        }
+    }
+    Ok(entry)
+}
+
+/// A message's string `id`, and whether its `content` is only `tool_result` blocks.
+fn message_facts(text: &str, message: Range<usize>) -> (Option<Range<usize>>, bool) {
+    let mut p = Parser::new(text);
+    p.seek(message.start);
+    let (mut id, mut content) = (None, None);
+    let _ = p.object(|p, key| {
+        let slot = match &*key_name(key) {
+            "id" => &mut id,
+            "content" => &mut content,
+            _ => return Ok(false),
+        };
+        *slot = Some(p.value()?);
+        Ok(true)
+    });
+    let id = id.filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"');
+    let blocks = content.map(|r| blocks(text, &r)).unwrap_or_default();
+    let results_only = !blocks.is_empty() && blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
+    (id, results_only)
+}
+
+/// A content block's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockKind {
+    Text,
+    ToolUse,
+    ToolResult,
+    Other,
+}
+
+/// One block of a message's content: its range, its kind, and the range of the id it carries
+/// (`id` of a tool use, `tool_use_id` of a tool result) and of its `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub range: Range<usize>,
+    pub kind: BlockKind,
+    pub id: Option<Range<usize>>,
+    pub text: Option<Range<usize>>,
+}
+
+/// The blocks of a `content` array at `value` of `text`; a string content is one text block
+/// (whose range is the string itself).
+pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
+    let raw = &text[value.clone()];
+    if raw.starts_with('"') {
+        return vec![Block {
+            range: value.clone(),
+            kind: BlockKind::Text,
+            id: None,
+            text: Some(value.clone()),
+        }];
+    }
+    let mut found = Vec::new();
+    if !raw.starts_with('[') {
+        return found;
+    }
+    let mut p = Parser::new(text);
+    p.seek(value.start);
+    let _ = p.array(|p| {
+        if p.peek() != Some(b'{') {
+            found.push(Block {
+                range: p.value()?,
+                kind: BlockKind::Other,
+                id: None,
+                text: None,
+            });
+            return Ok(true);
+        }
+        let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
+        let range = p.object(|p, key| {
+            let slot = match &*key_name(key) {
+                "type" => &mut kind,
+                "id" => &mut id,
+                "tool_use_id" => &mut tool_use_id,
+                "text" => &mut body,
+                _ => return Ok(false),
+            };
+            *slot = Some(p.value()?);
+            Ok(true)
+        })?;
+        let is_string = |r: &Option<Range<usize>>| {
+            r.clone()
+                .filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"')
+        };
+        let (kind, id) = match string(text, &kind).as_deref() {
+            Some("tool_use") => (BlockKind::ToolUse, is_string(&id)),
+            Some("tool_result") => (BlockKind::ToolResult, tool_use_id),
+            Some("text") => (BlockKind::Text, None),
+            _ => (BlockKind::Other, None),
+        };
+        found.push(Block {
+            range,
+            kind,
+            id,
+            text: is_string(&body),
+        });
+        Ok(true)
+    });
+    found
+}
+
+/// An ISO 8601 time (`2026-01-02T03:04:05.678Z`, an offset instead of `Z`, or none for UTC) in
+/// nanoseconds since 1970.
+pub(crate) fn parse_time(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let num = |range: Range<usize>| -> Option<i64> {
+        let digits = b.get(range)?;
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(digits).ok()?.parse().ok()
+    };
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut at = 19;
+    let mut nanos = 0i64;
+    if b.get(at) == Some(&b'.') {
+        let start = at + 1;
+        at = start;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        let digits = &text[start..at];
+        if digits.is_empty() {
+            return None;
+        }
+        let kept = &digits[..digits.len().min(9)];
+        nanos = kept.parse::<i64>().ok()? * 10i64.pow(9 - kept.len() as u32);
+    }
+    let offset = match &text[at..] {
+        "" | "Z" | "z" => 0,
+        zone => {
+            let zb = zone.as_bytes();
+            let sign = match zb.first() {
+                Some(b'+') => 1,
+                Some(b'-') => -1,
+                _ => return None,
+            };
+            if zb.len() != 6 || zb[3] != b':' {
+                return None;
+            }
+            let (h, m) = (num(at + 1..at + 3)?, num(at + 4..at + 6)?);
+            sign * (h * 3600 + m * 60)
+        }
+    };
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
+    seconds.checked_mul(1_000_000_000)?.checked_add(nanos)
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_compare_as_instants() {
+        let t = |s| parse_time(s).unwrap();
+        assert_eq!(t("1970-01-01T00:00:00Z"), 0);
+        assert_eq!(t("1970-01-01T00:00:01.5Z"), 1_500_000_000);
+        assert_eq!(
+            t("2026-01-02T03:04:05.678+01:00"),
+            t("2026-01-02T02:04:05.678Z")
+        );
+        assert!(t("2026-01-02T03:04:05.001Z") > t("2026-01-02T03:04:05Z"));
+        assert_eq!(parse_time("yesterday"), None);
+        assert_eq!(parse_time("2026-13-02T03:04:05Z"), None);
+    }
+
+    #[test]
+    fn entries_say_what_the_chain_needs() {
+        let e = classify(
+            br#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00Z"}"#,
+            100,
+        )
+        .unwrap();
+        assert_eq!(e.kind, Kind::User);
+        assert_eq!(e.flags, Entry::MESSAGE | Entry::RESULTS_ONLY);
+        assert!(e.uuid.is_some() && e.parent.is_none());
+        assert_eq!(
+            classify(br#"{"type":"assistant","uuid":"a"}"#, 0),
+            Err(ParseError::Shape {
+                kind: "assistant",
+                problem: r#"no object "message""#
+            })
+        );
+        let b = classify(
+            br#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"isSidechain":true}"#,
+            0,
+        )
+        .unwrap();
+        assert_eq!(b.flags, Entry::BOUNDARY | Entry::SIDECHAIN);
+    }
+}
