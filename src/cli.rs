@@ -12,7 +12,7 @@ use clap_complete::Shell;
 use crate::codex::prep::Prep;
 use crate::codex::truncate::Policy;
 use crate::codex::view::Modalities;
-use crate::home::CodexHome;
+use crate::home::Homes;
 use crate::session::{Input, Load};
 
 const EXAMPLES: &str = "\
@@ -40,6 +40,10 @@ pub struct Cli {
     /// When to colour human-readable output.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
     pub color: ColorWhen,
+
+    /// The longest line read, in bytes; a longer one is a parse error, skipped without being held.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::chunk::MAX_LINE_BYTES, global = true, value_parser = parse_line_cap)]
+    pub max_line_bytes: usize,
 
     #[command(subcommand)]
     pub command: Command,
@@ -108,9 +112,14 @@ pub struct InputArgs {
     #[arg(value_name = "FILE")]
     pub file: OsString,
 
-    /// Exit with status 3 when the rollout has parse errors or an incomplete turn.
+    /// Exit with status 3 when resuming would differ from the log: parse errors, an incomplete
+    /// turn, no session_meta, a missing parent rollout, ordinal faults, a broken chain.
     #[arg(long)]
     pub strict: bool,
+
+    /// Read only this file, not the parent rollouts a Codex fork or revert continues.
+    #[arg(long)]
+    pub no_lineage: bool,
 }
 
 #[derive(Debug, Args)]
@@ -187,9 +196,32 @@ pub struct ScanArgs {
     #[arg(long)]
     pub problems: bool,
 
-    /// Exit with status 3 when a rollout is unusable, has parse errors or an incomplete turn.
+    /// Exit with status 3 when a session cannot be resumed as logged: unusable, a missing file
+    /// or parent, an ordinal fault, parse errors, no session_meta, or an incomplete turn.
     #[arg(long)]
     pub strict: bool,
+
+    /// Only this agent's sessions.
+    #[arg(long, value_enum)]
+    pub agent: Option<Agent>,
+}
+
+/// The agents whose sessions rollcall reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Agent {
+    /// The OpenAI Codex CLI.
+    Codex,
+    /// Claude Code.
+    Claude,
+}
+
+impl Agent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Codex => "codex",
+            Agent::Claude => "claude",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -200,6 +232,16 @@ pub enum Format {
     Json,
     /// A transcript for people.
     Text,
+}
+
+/// A line cap: a whole number of bytes from 1 to 4 GiB - 1 (a line's length is kept in 32 bits).
+fn parse_line_cap(text: &str) -> Result<usize, String> {
+    match text.parse::<u64>() {
+        Ok(n) if (1..u64::from(u32::MAX)).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "`{text}`: expected a number of bytes from 1 to 4294967294"
+        )),
+    }
 }
 
 fn parse_modalities(list: &str) -> Result<Modalities, String> {
@@ -247,8 +289,8 @@ pub struct Config {
     pub color: bool,
     /// Show progress on stderr (only when it is a terminal, and not in CI).
     pub progress: bool,
-    /// Where Codex keeps its sessions; `None` when neither CODEX_HOME nor HOME is set.
-    pub codex_home: Option<CodexHome>,
+    /// Where the agents keep their sessions.
+    pub homes: Homes,
     pub load: Load,
 }
 
@@ -273,6 +315,7 @@ pub struct Scan {
     pub json: bool,
     pub problems: bool,
     pub strict: bool,
+    pub agent: Option<Agent>,
 }
 
 impl Cli {
@@ -298,6 +341,11 @@ impl Cli {
             },
             job,
             strict: input.strict,
+        };
+        let lineage = match &self.command {
+            Command::Replay(args) => !args.input.no_lineage,
+            Command::RepairView(args) => !args.input.no_lineage,
+            Command::Scan(_) | Command::Completions { .. } => true,
         };
         let task = match self.command {
             Command::Replay(args) => {
@@ -331,6 +379,7 @@ impl Cli {
                 json: args.json,
                 problems: args.problems,
                 strict: args.strict,
+                agent: args.agent,
             }),
             Command::Completions { shell } => Task::Completions(shell),
         };
@@ -338,13 +387,11 @@ impl Cli {
             task,
             color,
             progress,
-            codex_home: CodexHome::from_env(
-                std::env::var_os("CODEX_HOME"),
-                std::env::var_os("HOME"),
-            ),
+            homes: Homes::from_env(),
             load: Load {
                 threads: crate::threads_available(),
-                max_line: crate::chunk::MAX_LINE_BYTES,
+                max_line: self.max_line_bytes,
+                lineage,
             },
         }
     }

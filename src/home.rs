@@ -8,56 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
-use std::ffi::OsString;
-
+use crate::claude::home::ClaudeHome;
+use crate::codex::home::CodexHome;
 use crate::exit::Failure;
 use crate::session::Input;
-
-/// Codex's home folder (`$CODEX_HOME`, else `~/.codex`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodexHome {
-    pub dir: PathBuf,
-    /// Whether it came from CODEX_HOME (else from HOME), for messages.
-    pub from_env: bool,
-}
-
-impl CodexHome {
-    /// Where Codex writes live sessions.
-    pub fn sessions(&self) -> PathBuf {
-        self.dir.join("sessions")
-    }
-
-    /// Where Codex moves archived sessions.
-    pub fn archived(&self) -> PathBuf {
-        self.dir.join("archived_sessions")
-    }
-
-    /// Where the folder came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
-    pub fn origin(&self) -> String {
-        if self.from_env {
-            format!("CODEX_HOME={}", self.dir.display())
-        } else {
-            format!("CODEX_HOME is not set; ~/.codex is {}", self.dir.display())
-        }
-    }
-
-    pub(crate) fn from_env(
-        codex_home: Option<OsString>,
-        home: Option<OsString>,
-    ) -> Option<CodexHome> {
-        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
-        if let Some(dir) = set(&codex_home) {
-            return Some(CodexHome {
-                dir,
-                from_env: true,
-            });
-        }
-        set(&home).map(|home| CodexHome {
-            dir: home.join(".codex"),
-            from_env: false,
-        })
-    }
-}
 
 /// A point in time as seconds since 1970-01-01 00:00:00 on the clock it was read from: the local
 /// time Codex writes into file names, or UTC for a modification time. Orders rollouts.
@@ -155,13 +109,6 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-/// Whether a file name is a rollout's: `rollout-*.jsonl`.
-pub fn is_rollout_name(name: &[u8]) -> bool {
-    name.len() >= "rollout-.jsonl".len()
-        && name.starts_with(b"rollout-")
-        && name.ends_with(b".jsonl")
-}
-
 /// Adds to `found` every file under `root`, recursively, whose name `wanted` accepts, in no
 /// particular order. Symbolic links to files are followed; links to folders are not (no cycles).
 /// A folder that cannot be read is skipped with a line in `warnings`.
@@ -196,7 +143,8 @@ pub fn walk(
             if !wanted(entry.file_name().as_encoded_bytes()) {
                 continue;
             }
-            // A dangling link is kept, so that the scan reports it as unreadable.
+            // Links to anything but folders are kept, so that the scan can say what they are
+            // (a dangling link, a link to a FIFO) instead of reading them.
             if kind.is_file() || (kind.is_symlink() && !path.is_dir()) {
                 found.push(path);
             }
@@ -204,54 +152,108 @@ pub fn walk(
     }
 }
 
-/// The input to read: `input` itself, unless it names nothing that exists and reads as a thread
-/// id, which is then looked up under the Codex home (a path that exists always wins).
-pub fn resolve(input: &Input, home: Option<&CodexHome>) -> Result<Input, Failure> {
+/// Both agents' homes, as the environment names them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Homes {
+    pub codex: Option<CodexHome>,
+    pub claude: Option<ClaudeHome>,
+}
+
+impl Homes {
+    pub(crate) fn from_env() -> Homes {
+        Homes {
+            codex: CodexHome::from_env(std::env::var_os("CODEX_HOME"), std::env::var_os("HOME")),
+            claude: ClaudeHome::from_env(
+                std::env::var_os("CLAUDE_CONFIG_DIR"),
+                std::env::var_os("HOME"),
+            ),
+        }
+    }
+}
+
+/// Whether `path` is a regular file (through links), the only kind scan and look-up read.
+pub(crate) fn is_readable_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// An input as found: the file to read, and the other files of the same Codex thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    pub input: Input,
+    /// Other files of the thread, which `codex resume` does not take.
+    pub superseded: Vec<PathBuf>,
+}
+
+/// The input to read: `input` itself, unless it names nothing that exists and reads as a session
+/// id, which is then looked up as the agents look it up (a path that exists always wins): a Codex
+/// thread under the Codex home, a Claude Code session under `projects/`.
+pub(crate) fn resolve(input: &Input, homes: &Homes) -> Result<Resolved, Failure> {
+    let as_is = || Resolved {
+        input: input.clone(),
+        superseded: Vec::new(),
+    };
     let Input::Path(path) = input else {
-        return Ok(input.clone());
+        return Ok(as_is());
     };
     if fs::symlink_metadata(path).is_ok() {
-        return Ok(input.clone());
+        return Ok(as_is());
     }
     let Some(id) = path.to_str().and_then(|s| Uuid::try_parse(s.trim()).ok()) else {
-        return Ok(input.clone());
+        return Ok(as_is());
     };
     let name = path.display().to_string();
     let fail = |message: String| Failure::unusable(&name, message);
-    let Some(home) = home else {
+    if homes.codex.is_none() && homes.claude.is_none() {
         return Err(fail(
-            "no such file, and no Codex home to look the thread id up in (set CODEX_HOME or HOME)"
+            "no such file, and no home folder to look the session id up in (set CODEX_HOME, \
+             CLAUDE_CONFIG_DIR or HOME)"
                 .into(),
         ));
-    };
-    let suffix = format!("-{}.jsonl", id.hyphenated());
-    let matches = |file: &[u8]| {
-        file.len() >= suffix.len()
-            && file[file.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
-    };
-    let (sessions, archived) = (home.sessions(), home.archived());
-    let mut found = Vec::new();
-    for root in [&sessions, &archived] {
-        if root.is_dir() {
-            walk(root, &matches, &mut found, &mut Vec::new());
-        }
     }
-    found.sort();
-    let searched = format!(
-        "*{suffix} under {} and {} ({})",
-        sessions.display(),
-        archived.display(),
-        home.origin()
-    );
+    let codex = homes
+        .codex
+        .as_ref()
+        .and_then(|home| crate::codex::home::lookup(home, id));
+    let claude = homes
+        .claude
+        .as_ref()
+        .map(|home| home.lookup(id))
+        .unwrap_or_default();
+    let mut found: Vec<PathBuf> = codex.iter().map(|l| l.path.clone()).collect();
+    found.extend(claude);
     match found.len() {
-        1 => Ok(Input::Path(found.remove(0))),
-        0 => Err(fail(format!(
-            "no such file, and no rollout of this thread: looked for {searched}"
-        ))),
+        0 => {
+            let mut looked = Vec::new();
+            if let Some(home) = &homes.codex {
+                looked.push(format!(
+                    "rollout-*-{}[_*].jsonl[.zst] under {} and {} ({})",
+                    id.hyphenated(),
+                    home.sessions().display(),
+                    home.archived().display(),
+                    home.origin()
+                ));
+            }
+            if let Some(home) = &homes.claude {
+                looked.push(format!(
+                    "{}.jsonl under {}/* ({})",
+                    id.hyphenated(),
+                    home.projects().display(),
+                    home.origin()
+                ));
+            }
+            Err(fail(format!(
+                "no such file, and no session with this id: looked for {}",
+                looked.join(", and for ")
+            )))
+        }
+        1 => Ok(Resolved {
+            input: Input::Path(found.remove(0)),
+            superseded: codex.map(|l| l.superseded).unwrap_or_default(),
+        }),
         n => {
             let list: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
             Err(fail(format!(
-                "{n} rollouts of this thread ({}): name one by its path",
+                "{n} sessions have this id ({}): name one by its path",
                 list.join(", ")
             )))
         }
@@ -261,28 +263,6 @@ pub fn resolve(input: &Input, home: Option<&CodexHome>) -> Result<Input, Failure
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn codex_home_comes_from_codex_home_then_home() {
-        let os = |s: &str| Some(OsString::from(s));
-        let home = |dir: &str, from_env| {
-            Some(CodexHome {
-                dir: dir.into(),
-                from_env,
-            })
-        };
-        assert_eq!(CodexHome::from_env(os("/c"), os("/h")), home("/c", true));
-        assert_eq!(
-            CodexHome::from_env(os(""), os("/h")),
-            home("/h/.codex", false)
-        );
-        assert_eq!(
-            CodexHome::from_env(None, os("/h")),
-            home("/h/.codex", false)
-        );
-        assert_eq!(CodexHome::from_env(None, os("")), None);
-        assert_eq!(CodexHome::from_env(None, None), None);
-    }
 
     #[test]
     fn reads_the_time_in_codex_file_names() {
@@ -338,16 +318,5 @@ mod tests {
             Stamp::from_system_time(UNIX_EPOCH - std::time::Duration::from_secs(60)).to_string(),
             "1969-12-31 23:59"
         );
-    }
-
-    #[test]
-    fn rollout_names() {
-        assert!(is_rollout_name(b"rollout-2026-02-11T09-14-02-abc.jsonl"));
-        assert!(is_rollout_name(b"rollout-x.jsonl"));
-        assert!(is_rollout_name(b"rollout-.jsonl"));
-        assert!(!is_rollout_name(b"rollout-jsonl"));
-        assert!(!is_rollout_name(b"rollout-x.jsonl.zst"));
-        assert!(!is_rollout_name(b"rollout-x.json"));
-        assert!(!is_rollout_name(b"history.jsonl"));
     }
 }

@@ -71,6 +71,7 @@ impl Loaded {
         let load = session::Load {
             threads: false,
             max_line: chunk::MAX_LINE_BYTES,
+            lineage: false,
         };
         session::load_bytes("<bytes>", bytes.to_vec(), load).map(Loaded)
     }
@@ -109,7 +110,8 @@ fn run_rollout(
     strict: bool,
     paint: Paint,
 ) -> Result<Status, Failure> {
-    let input = home::resolve(input, config.codex_home.as_ref())?;
+    let resolved = home::resolve(input, &config.homes)?;
+    let input = resolved.input;
     let size = match &input {
         Input::Path(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
         Input::Stdin => 0,
@@ -120,9 +122,10 @@ fn run_rollout(
         size,
         "{binary_bytes}/{binary_total_bytes} {wide_bar} {eta}",
     );
-    let session = session::load(&input, config.load, &mut |n| bar.inc(n));
+    let session = session::load(&input, config.load, &config.homes, &mut |n| bar.inc(n));
     bar.finish_and_clear();
-    let session = session?;
+    let mut session = session?;
+    session.superseded = resolved.superseded;
     let written = to_stdout(|out| render::render(job, paint, &session, out)).map_err(
         |failure| match failure.subject.as_deref() {
             // The source could not be read back: the failure is the file's, not stdout's.
@@ -144,12 +147,12 @@ fn run_rollout(
 }
 
 fn run_scan(config: &Config, scan: &cli::Scan, paint: Paint) -> Result<Status, Failure> {
-    let roots = scan::roots(scan, config.codex_home.as_ref())?;
+    let roots = scan::roots(scan, &config.homes)?;
     let mut warnings = Vec::new();
     let found = scan::files(&roots, &mut warnings);
     let bytes = found.iter().map(|f| f.size).sum();
     let rows = with_progress(config.progress, found.len(), bytes, |read, finished| {
-        scan::rows(found, config.load, read, finished)
+        scan::rows(found, &roots, config.load, &config.homes, read, finished)
     });
     for warning in &warnings {
         // Not eprintln!, which panics when stderr cannot be written.

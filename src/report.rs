@@ -82,6 +82,92 @@ pub(crate) struct CodexRecords<'a> {
     pub session_metas: u64,
     /// No valid session_meta: Codex cannot resume the file (SPEC §5).
     pub no_session_meta: bool,
+    /// The first session_meta says `history_mode: "paginated"`.
+    pub paginated: bool,
+    /// What makes resuming this rollout differ from its log, besides parse errors and the open
+    /// turn: ordinal faults, records over 16 MiB, a lineage that breaks, a 2025 file.
+    pub findings: Vec<FindingRef>,
+    /// Every file read, parent rollouts first (the rollout itself last).
+    pub files_read: Vec<String>,
+    /// Other files of the same thread, which `codex resume` does not take.
+    pub superseded_files: Vec<String>,
+}
+
+/// One finding about a Codex rollout.
+#[derive(Debug, Serialize)]
+pub(crate) struct FindingRef {
+    pub kind: &'static str,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl FindingRef {
+    /// Whether it makes `--strict` fail (SPEC §7: ordinal faults and a missing parent do; a
+    /// large record or a 2025 file does not).
+    fn strict(&self) -> bool {
+        matches!(
+            self.kind,
+            "duplicate_ordinal"
+                | "regressed_ordinal"
+                | "final_without_ordinal"
+                | "missing_parent"
+                | "lineage_cycle"
+        )
+    }
+}
+
+/// The findings of a Codex rollout, in order.
+fn codex_findings(state: &codex::State) -> Vec<FindingRef> {
+    use codex::fold::Fault;
+    use codex::lineage::Broken;
+    let mut out = Vec::new();
+    if state.spellings.codex_2025 {
+        out.push(FindingRef {
+            kind: "pre_envelope",
+            line: None,
+            message:
+                "a 2025 rollout from before the record envelope: current Codex cannot resume it"
+                    .into(),
+        });
+    }
+    match &state.broken {
+        Some(Broken::Missing(id)) => out.push(FindingRef {
+            kind: "missing_parent",
+            line: None,
+            message: format!("history incomplete: parent rollout {id} not found"),
+        }),
+        Some(Broken::Cycle(id)) => out.push(FindingRef {
+            kind: "lineage_cycle",
+            line: None,
+            message: format!("history incomplete: rollout {id} is its own ancestor (a cycle)"),
+        }),
+        None => {}
+    }
+    for fault in &state.faults {
+        out.push(match *fault {
+            Fault::DuplicateOrdinal { line, ordinal } => FindingRef {
+                kind: "duplicate_ordinal",
+                line: Some(line),
+                message: format!("ordinal {ordinal} again: Codex's history index refuses it"),
+            },
+            Fault::RegressedOrdinal { line, ordinal, previous } => FindingRef {
+                kind: "regressed_ordinal",
+                line: Some(line),
+                message: format!("ordinal {ordinal} after {previous}: Codex's history index refuses it"),
+            },
+            Fault::FinalWithoutOrdinal { line } => FindingRef {
+                kind: "final_without_ordinal",
+                line: Some(line),
+                message: "final paginated rollout record is missing an ordinal: Codex refuses to resume it".into(),
+            },
+            Fault::Oversize { line, bytes } => FindingRef {
+                kind: "oversize_record",
+                line: Some(line),
+                message: format!("record of {bytes} bytes, over 16 MiB: Codex's migration drops it"),
+            },
+        });
+    }
+    out
 }
 
 /// Codex's turns and history reshaping.
@@ -355,6 +441,19 @@ impl<'a> Report<'a> {
                 unknown_event_types: &state.unknown_events.by_name,
                 session_metas: state.session_metas,
                 no_session_meta: state.thread_id.is_none(),
+                paginated: state.paginated,
+                findings: codex_findings(state),
+                files_read: state
+                    .parents
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .chain(std::iter::once(session.name.clone()))
+                    .collect(),
+                superseded_files: session
+                    .superseded
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
             }),
             history_items: state.history.len() as u64,
             incomplete_turn: state.incomplete_turn.as_ref().map(TurnRef::from),
@@ -418,7 +517,7 @@ impl<'a> Report<'a> {
         let no_meta = self
             .codex_records
             .as_ref()
-            .is_some_and(|c| c.no_session_meta);
+            .is_some_and(|c| c.no_session_meta || c.findings.iter().any(FindingRef::strict));
         let broken = self
             .claude
             .as_ref()

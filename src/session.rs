@@ -7,8 +7,10 @@ use std::path::Path;
 
 use crate::claude;
 use crate::codex;
+use crate::codex::home::CodexHome;
 use crate::exit::Failure;
 use crate::findings::Findings;
+use crate::home::Homes;
 use crate::json::{self, Parser};
 use crate::pipeline;
 use crate::source::{self, Opened, Source, Tee};
@@ -37,6 +39,8 @@ pub(crate) struct Session {
     pub name: String,
     /// The input first; a lineage's parents after it.
     pub sources: Vec<Source>,
+    /// Other files of the same Codex thread, which `codex resume` does not take.
+    pub superseded: Vec<std::path::PathBuf>,
     pub findings: Findings,
     pub state: State,
 }
@@ -46,6 +50,8 @@ pub(crate) struct Session {
 pub struct Load {
     pub threads: bool,
     pub max_line: usize,
+    /// Read a Codex fork's parent rollouts first (SPEC §9; `--no-lineage` turns it off).
+    pub lineage: bool,
 }
 
 /// Why an input cannot be used at all.
@@ -102,93 +108,140 @@ impl Input {
     }
 }
 
-/// Opens `input` read-only and replays it.
+/// Opens `input` read-only and replays it; a Codex fork's parent rollouts are looked for in
+/// `homes` (and in the home the file lies in).
 pub(crate) fn load(
     input: &Input,
     load: Load,
+    homes: &Homes,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Session, Failure> {
     let name = input.name();
-    let opened = match input {
-        Input::Stdin => Source::stdin(),
-        Input::Path(path) => open(path, &name)?,
+    let (opened, path) = match input {
+        Input::Stdin => (Source::stdin(), None),
+        Input::Path(path) => (open(path, &name, None)?, Some(path.as_path())),
     };
-    // A Claude Code session is named by its file (SPEC §10).
-    let stem = match input {
-        Input::Path(path) => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-        Input::Stdin => None,
-    };
-    replay(name, stem, opened, load, progress)
+    replay(name, path, opened, load, homes, progress)
 }
 
 /// Replays bytes held in memory.
 pub(crate) fn load_bytes(name: &str, bytes: Vec<u8>, load: Load) -> Result<Session, Failure> {
     let opened = Source::stream(Box::new(io::Cursor::new(bytes)));
-    replay(name.to_string(), None, opened, load, &mut |_| {})
+    replay(
+        name.to_string(),
+        None,
+        opened,
+        load,
+        &Homes::default(),
+        &mut |_| {},
+    )
 }
 
 fn replay(
     name: String,
-    session_id: Option<String>,
+    path: Option<&Path>,
     opened: Opened,
     load: Load,
+    homes: &Homes,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Session, Failure> {
     let Opened {
         source,
-        reader,
+        mut reader,
         bounded,
     } = opened;
+    let unreadable = |e: io::Error| Failure::unusable(&name, read_problem(&e));
+    let (dialect, peeked) = sniff(&mut reader).map_err(unreadable)?;
+    source.append(&peeked).map_err(unreadable)?;
+    let mut sources = vec![source];
     let mut findings = Findings::new();
-    let sources = vec![source];
-    let state = {
-        let mut tee = Tee {
-            reader,
-            source: &sources[0],
-        };
-        let unreadable = |e: io::Error| Failure::unusable(&name, read_problem(&e));
-        let (dialect, peeked) = sniff(&mut tee).map_err(unreadable)?;
-        let reader = io::Cursor::new(peeked).chain(tee);
-        let mut options = pipeline::Options {
-            threads: load.threads,
-            max_line: load.max_line,
-            progress,
-        };
-        match dialect {
-            Dialect::Codex | Dialect::Codex2025 => {
-                let classifier = codex::record::Classifier {
-                    pre_envelope: dialect == Dialect::Codex2025,
-                };
-                let mut fold = codex::fold::Fold::new(&sources, 0);
-                pipeline::run(
-                    reader,
-                    bounded,
-                    &classifier,
-                    &mut fold,
-                    &mut findings,
-                    &mut options,
-                )
-                .map_err(unreadable)?;
-                State::Codex(fold.state)
-            }
-            Dialect::Claude => {
-                let mut fold = claude::chain::Fold::default();
-                let classifier = claude::entry::Classifier;
-                pipeline::run(
-                    reader,
-                    bounded,
-                    &classifier,
-                    &mut fold,
-                    &mut findings,
-                    &mut options,
-                )
-                .map_err(unreadable)?;
-                let mut state = fold.finish();
-                if let Some(stem) = session_id {
-                    state.session_id = Some(stem.into());
+    let mut options = pipeline::Options {
+        threads: load.threads,
+        max_line: load.max_line,
+        progress,
+    };
+    let state = match dialect {
+        Dialect::Codex | Dialect::Codex2025 => {
+            let (parents, broken) = match path {
+                Some(path) if load.lineage => {
+                    let mut codex_homes: Vec<CodexHome> = homes.codex.iter().cloned().collect();
+                    codex_homes.extend(CodexHome::of_file(path));
+                    codex::lineage::parents(path, &peeked, &codex_homes)
                 }
-                State::Claude(state)
+                _ => (Vec::new(), None),
+            };
+            // Parents are read root first, each up to its child's cut.
+            let mut readers = Vec::new();
+            for parent in parents.iter().rev() {
+                let parent_name = parent.path.display().to_string();
+                let opened = open(&parent.path, &parent_name, Some(parent.base.end_offset))?;
+                sources.push(opened.source);
+                readers.push((opened.reader, opened.bounded, parent.base.end_ordinal));
             }
+            let classifier = codex::record::Classifier {
+                pre_envelope: dialect == Dialect::Codex2025,
+            };
+            let mut fold = codex::fold::Fold::new(&sources, 0);
+            for (i, (reader, bounded, cut)) in readers.into_iter().enumerate() {
+                let src = i + 1;
+                fold.read(src as u16, Some(cut));
+                let tee = Tee {
+                    reader,
+                    source: &sources[src],
+                };
+                pipeline::run(
+                    tee,
+                    bounded,
+                    &classifier,
+                    &mut fold,
+                    &mut Findings::new(),
+                    &mut options,
+                )
+                .map_err(|e| Failure::unusable(&sources_name(&parents, src), read_problem(&e)))?;
+            }
+            fold.read(0, None);
+            let tee = Tee {
+                reader,
+                source: &sources[0],
+            };
+            let reader = io::Cursor::new(peeked).chain(tee);
+            pipeline::run(
+                reader,
+                bounded,
+                &classifier,
+                &mut fold,
+                &mut findings,
+                &mut options,
+            )
+            .map_err(unreadable)?;
+            let mut state = fold.finish();
+            state.parents = parents.iter().rev().map(|p| p.path.clone()).collect();
+            state.broken = broken;
+            State::Codex(state)
+        }
+        Dialect::Claude => {
+            let mut fold = claude::chain::Fold::default();
+            let classifier = claude::entry::Classifier;
+            let tee = Tee {
+                reader,
+                source: &sources[0],
+            };
+            let reader = io::Cursor::new(peeked).chain(tee);
+            pipeline::run(
+                reader,
+                bounded,
+                &classifier,
+                &mut fold,
+                &mut findings,
+                &mut options,
+            )
+            .map_err(unreadable)?;
+            let mut state = fold.finish();
+            // A Claude Code session is named by its file (SPEC §10).
+            if let Some(stem) = path.and_then(|p| p.file_stem()) {
+                state.session_id = Some(stem.to_string_lossy().into());
+            }
+            State::Claude(state)
         }
     };
     if findings.records == 0 && findings.parse_errors == 0 {
@@ -212,16 +265,39 @@ fn replay(
     Ok(Session {
         name,
         sources,
+        superseded: Vec::new(),
         findings,
         state,
     })
 }
 
-fn open(path: &Path, name: &str) -> Result<Opened, Failure> {
-    Source::open(path, None).map_err(|e| match e {
+/// Opens a rollout file, decompressing a `.jsonl.zst` as it is read; at most `limit` bytes (of
+/// the plain text) when given.
+fn open(path: &Path, name: &str, limit: Option<u64>) -> Result<Opened, Failure> {
+    let fail = |e: source::OpenError| match e {
         source::OpenError::EmptyName => Failure::unusable("\"\"", e),
         e => Failure::unusable(name, e),
-    })
+    };
+    if path.extension().is_some_and(|e| e == "zst") {
+        let Opened { reader, .. } = Source::open(path, None).map_err(fail)?;
+        let decoder =
+            source::Unzstd::new(reader).map_err(|e| Failure::unusable(name, read_problem(&e)))?;
+        let plain: Box<dyn Read + Send> = match limit {
+            Some(limit) => Box::new(decoder.take(limit)),
+            None => Box::new(decoder),
+        };
+        return Ok(Source::stream(plain));
+    }
+    Source::open(path, limit).map_err(fail)
+}
+
+/// The name of source `src` (a parent rollout) for messages.
+fn sources_name(parents: &[codex::lineage::Parent], src: usize) -> String {
+    parents
+        .iter()
+        .rev()
+        .nth(src - 1)
+        .map_or_else(String::new, |p| p.path.display().to_string())
 }
 
 /// What a failed read says.

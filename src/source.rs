@@ -350,6 +350,25 @@ fn open_problem(path: &Path, e: io::Error) -> OpenError {
 }
 
 /// An I/O error's message without the `(os error N)` suffix.
+/// Reads a zstd stream (a `.jsonl.zst` rollout) as its plain text; a stream that is not zstd, or
+/// is cut short, fails with an error that says so.
+pub(crate) struct Unzstd<R: io::BufRead>(zstd::stream::read::Decoder<'static, R>);
+
+impl<R: Read> Unzstd<io::BufReader<R>> {
+    pub(crate) fn new(reader: R) -> io::Result<Self> {
+        zstd::stream::read::Decoder::new(reader).map(Unzstd)
+    }
+}
+
+impl<R: io::BufRead> Read for Unzstd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::Interrupted => e,
+            kind => io::Error::new(kind, format!("not a valid zstd stream ({})", io_reason(&e))),
+        })
+    }
+}
+
 pub(crate) fn io_reason(e: &io::Error) -> String {
     let text = e.to_string();
     match text.find(" (os error") {

@@ -29,6 +29,11 @@ enum Expect {
         orphans: u64,
     },
     Unusable(&'static str),
+    /// Replayed, but with no session_meta: Codex cannot resume it (SPEC §5).
+    NoMeta {
+        status: &'static str,
+        parse_errors: u64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -82,7 +87,34 @@ impl Plant {
                 "missing_outputs": 0,
                 "orphan_outputs": 0,
             }),
+            Expect::NoMeta {
+                status,
+                parse_errors,
+            } => json!({
+                "thread_id": null,
+                "cwd": null,
+                "started": null,
+                "status": status,
+                "error": null,
+                "parse_errors": parse_errors,
+                "incomplete": false,
+                "incomplete_turn_id": null,
+                "missing_outputs": 0,
+                "orphan_outputs": 0,
+                "no_session_meta": true,
+            }),
         };
+        for (key, value) in [
+            ("agent", json!("codex")),
+            ("subagent_of", Value::Null),
+            ("no_session_meta", json!(false)),
+            ("ordinal_faults", json!(0)),
+            ("broken_lineage", json!(false)),
+            ("unindexed", Value::Null),
+            ("missing_file", Value::Null),
+        ] {
+            row[key] = value;
+        }
         for (key, value) in rest.as_object().unwrap() {
             row[key] = value.clone();
         }
@@ -91,7 +123,7 @@ impl Plant {
 
     fn status(&self) -> &'static str {
         match self.expect {
-            Expect::Usable { status, .. } => status,
+            Expect::Usable { status, .. } | Expect::NoMeta { status, .. } => status,
             Expect::Unusable(_) => "unusable",
         }
     }
@@ -264,7 +296,24 @@ impl Tree {
         bytes: impl AsRef<[u8]>,
         expect: Expect,
     ) {
-        let name = format!("rollout-{stamp}-{tail}.jsonl");
+        self.plant_named(
+            folder,
+            stamp,
+            &format!("rollout-{stamp}-{tail}.jsonl"),
+            bytes.as_ref(),
+            expect,
+        );
+    }
+
+    /// Plants `bytes` as they are under `name`, in `folder`.
+    fn plant_named(
+        &mut self,
+        folder: Folder,
+        stamp: &str,
+        name: &str,
+        bytes: &[u8],
+        expect: Expect,
+    ) {
         let path = match folder {
             Folder::Sessions => self
                 .home()
@@ -275,11 +324,11 @@ impl Tree {
                 .join(name),
             Folder::Archived => self.home().join("archived_sessions").join(name),
         };
-        self.write(&path, bytes.as_ref());
+        self.write(&path, bytes);
         self.plants.push(Plant {
             path,
             archived: folder == Folder::Archived,
-            size: bytes.as_ref().len() as u64,
+            size: bytes.len() as u64,
             stamp: stamp.into(),
             expect,
         });
@@ -317,8 +366,6 @@ impl Tree {
     }
 }
 
-const NO_META: &str =
-    "no session_meta record: cannot tell which thread this is (is this a Codex rollout?)";
 const EMPTY: &str = "empty rollout: no record in it";
 /// Planted twice (a live and an archived copy): looking it up is ambiguous.
 const TWICE: u32 = 3;
@@ -444,6 +491,30 @@ fn plant_tree() -> Tree {
         let expect = s.expect("ok", 0, None, 0, 0);
         tree.session(Sessions, stamp, &s, expect);
     }
+    // Compressed the way Codex compresses a cold rollout: read as its plain text.
+    {
+        let stamp = "2026-03-26T10-00-00";
+        let mut s = Session::new(&thread(86), stamp, "/srv/app");
+        s.start("Cold storage")
+            .call("call_cold")
+            .output("call_cold")
+            .finish();
+        let expect = s.expect("ok", 0, None, 0, 0);
+        let packed = zstd::encode_all(s.text().as_bytes(), 3).unwrap();
+        let name = format!("rollout-{stamp}-{}.jsonl.zst", thread(86));
+        tree.plant_named(Sessions, stamp, &name, &packed, expect);
+        // Named like one, but not zstd at all.
+        let name = "rollout-2026-03-26T11-00-00-x.jsonl.zst";
+        let expect =
+            Expect::Unusable("cannot read: not a valid zstd stream (Unknown frame descriptor)");
+        tree.plant_named(
+            Sessions,
+            "2026-03-26T11-00-00",
+            name,
+            s.text().as_bytes(),
+            expect,
+        );
+    }
     // Unusable files.
     tree.plant(
         Sessions,
@@ -468,7 +539,10 @@ fn plant_tree() -> Tree {
             "2026-03-25T09-00-00",
             &thread(72),
             s.text(),
-            Expect::Unusable(NO_META),
+            Expect::NoMeta {
+                status: "no-meta",
+                parse_errors: 0,
+            },
         );
         let text = format!(
             "{{\"timestamp\":\"2026-03-25T09:30:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"\",\"cwd\":\"/srv/app\"}}}}\n{}",
@@ -479,7 +553,10 @@ fn plant_tree() -> Tree {
             "2026-03-25T09-30-00",
             &thread(73),
             text,
-            Expect::Unusable(NO_META),
+            Expect::NoMeta {
+                status: "damaged",
+                parse_errors: 1,
+            },
         );
     }
     // Fixture stories, where Codex would have put them.
@@ -642,7 +719,10 @@ fn plant_tree() -> Tree {
         "2025-10-01T12-00-00",
         "no_session_meta",
         &thread(84),
-        Expect::Unusable(NO_META),
+        Expect::NoMeta {
+            status: "damaged",
+            parse_errors: 2,
+        },
     );
     // A rollout renamed by hand: no time in its name, so its modification time orders it.
     {
@@ -669,7 +749,6 @@ fn plant_tree() -> Tree {
     for ignored in [
         "history.jsonl",
         "sessions/2026/03/notes.txt",
-        "sessions/2026/03/01/rollout-2026-03-01T00-00-00-x.jsonl.zst",
         "sessions/rollout-old.jsonl.bak",
         "log/rollout-2026-03-01T00-00-00-elsewhere.jsonl",
     ] {
@@ -735,7 +814,18 @@ fn error_of(cmd: &mut Command) -> String {
 }
 
 fn assert_rows(actual: Vec<Value>, expected: Vec<Value>) {
-    assert_eq!(actual.len(), expected.len(), "{actual:#?}");
+    let paths = |rows: &[Value]| -> Vec<String> {
+        rows.iter()
+            .map(|r| format!("{} {}", r["status"], r["path"]))
+            .collect()
+    };
+    assert_eq!(
+        actual.len(),
+        expected.len(),
+        "actual {:#?}\nexpected {:#?}",
+        paths(&actual),
+        paths(&expected)
+    );
     for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
         assert_eq!(a, e, "row {i}");
     }
@@ -772,7 +862,7 @@ fn json_lists_every_planted_rollout_newest_first() {
         .keys()
         .cloned()
         .collect();
-    assert_eq!(keys.len(), 13, "{first}");
+    assert_eq!(keys.len(), 20, "{first}");
     assert!(first.starts_with(r#"{"path":"#), "{first}");
 }
 
@@ -894,9 +984,11 @@ fn either_default_folder_is_enough_but_not_neither() {
     assert_eq!(
         error_of(tree.rollcall().arg("scan")),
         format!(
-            "rollcall: no Codex sessions to scan: neither {home}/sessions nor \
-             {home}/archived_sessions exists (CODEX_HOME={home}); set CODEX_HOME, or name a DIR \
-             to scan\n"
+            "rollcall: no sessions to scan: neither {home}/sessions nor \
+             {home}/archived_sessions exists (CODEX_HOME={home}), and {tmp}/.claude/projects does \
+             not exist (CLAUDE_CONFIG_DIR is not set; ~/.claude is {tmp}/.claude); set CODEX_HOME \
+             or CLAUDE_CONFIG_DIR, or name a DIR to scan\n",
+            tmp = tree.tmp.path().display()
         )
     );
     let err = error_of(tree.rollcall().env_remove("CODEX_HOME").arg("scan"));
@@ -910,7 +1002,7 @@ fn either_default_folder_is_enough_but_not_neither() {
     let out = stdout_of(tree.rollcall().arg("scan"), 0);
     assert_eq!(
         String::from_utf8_lossy(&out),
-        "0 rollouts (0 archived): 0 ok, 0 repairs, 0 incomplete, 0 damaged, 0 unusable\n"
+        "0 sessions (0 archived): 0 ok\n"
     );
 }
 
@@ -976,15 +1068,19 @@ fn a_thread_id_names_its_rollout() {
     assert_eq!(
         error_of(tree.rollcall().args(["replay", "--report", unknown])),
         format!(
-            "rollcall: {unknown}: no such file, and no rollout of this thread: looked for \
-             *-{unknown}.jsonl under {} and {} (CODEX_HOME={})\n",
+            "rollcall: {unknown}: no such file, and no session with this id: looked for \
+             rollout-*-{unknown}[_*].jsonl[.zst] under {} and {} (CODEX_HOME={}), and for \
+             {unknown}.jsonl under {tmp}/.claude/projects/* (CLAUDE_CONFIG_DIR is not set; \
+             ~/.claude is {tmp}/.claude)\n",
             sessions.display(),
             archive.display(),
-            codex.display()
+            codex.display(),
+            tmp = tree.tmp.path().display()
         )
     );
 
-    // Two rollouts of one thread.
+    // Two rollouts of one thread: the live one, newest by the time in its name, is the one Codex
+    // resumes; the report names the other as superseded.
     let twice = thread(TWICE);
     let mut paths: Vec<String> = tree
         .plants
@@ -997,14 +1093,32 @@ fn a_thread_id_names_its_rollout() {
         .map(|p| p.path.display().to_string())
         .collect();
     paths.sort();
-    assert_eq!(paths.len(), 2);
+    let [archived, live] = &paths[..] else {
+        panic!("{paths:?}")
+    };
+    assert!(archived.contains("/archived_sessions/"), "{archived}");
+    let r = report(tree.rollcall().args(["replay", "--json", &twice]));
+    assert_eq!(r["file"], json!(live));
+    assert_eq!(r["superseded_files"], json!([archived]));
+    // Live before archived even when the archived copy's name is newer.
+    let newer = archive.join(format!("rollout-2026-04-01T00-00-00-{twice}.jsonl"));
+    fs::copy(archived, &newer).unwrap();
+    let r = report(tree.rollcall().args(["replay", "--json", &twice]));
+    assert_eq!(r["file"], json!(live));
+    fs::remove_file(&newer).unwrap();
+    // A Claude Code session with the same id makes the id ambiguous.
+    let claude = tree.tmp.path().join(".claude/projects/-srv-app");
+    fs::create_dir_all(&claude).unwrap();
+    let other = claude.join(format!("{twice}.jsonl"));
+    fs::write(&other, "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n").unwrap();
     assert_eq!(
         error_of(tree.rollcall().args(["repair-view", &twice])),
         format!(
-            "rollcall: {twice}: 2 rollouts of this thread ({}): name one by its path\n",
-            paths.join(", ")
+            "rollcall: {twice}: 2 sessions have this id ({live}, {}): name one by its path\n",
+            other.display()
         )
     );
+    fs::remove_file(&other).unwrap();
 
     // A file of that name in the current folder wins over the look-up.
     let here = tree.tmp.path().join("here");

@@ -54,8 +54,10 @@ pub(crate) enum Break {
 /// Everything replay learns from a Claude Code session.
 #[derive(Debug, Default)]
 pub(crate) struct State {
-    /// The first `sessionId` of an entry (the file name is the session id, when there is one).
+    /// The session id: the file's name, else the first `sessionId` of an entry.
     pub session_id: Option<Box<str>>,
+    /// The first `sessionId` of an entry (a subagent's transcript names its session there).
+    pub entry_session: Option<Box<str>>,
     pub nodes: Vec<Node>,
     pub uuids: Strings,
     pub message_ids: Strings,
@@ -106,10 +108,12 @@ impl pipeline::Fold for Fold {
         } else {
             state.known += 1;
         }
-        if state.session_id.is_none()
+        if state.entry_session.is_none()
             && let Some(id) = entry.session_id.and_then(|s| decoded(chunk, s))
         {
-            state.session_id = Some(String::from_utf8_lossy(&id).into());
+            let id: Box<str> = String::from_utf8_lossy(&id).into();
+            state.session_id = Some(id.clone());
+            state.entry_session = Some(id);
         }
         let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
             return;

@@ -4,6 +4,7 @@
 
 pub(crate) mod chain;
 pub(crate) mod entry;
+pub(crate) mod home;
 pub(crate) mod view;
 pub(crate) mod words;
 

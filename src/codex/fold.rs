@@ -40,9 +40,37 @@ impl Spellings {
     }
 }
 
+/// What a Codex rollout holds that makes resuming it differ from the log (SPEC §9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// A paginated record with the ordinal of the record before it.
+    DuplicateOrdinal { line: u64, ordinal: u64 },
+    /// A paginated record with an ordinal lower than the one before it.
+    RegressedOrdinal {
+        line: u64,
+        ordinal: u64,
+        previous: u64,
+    },
+    /// The last record of a paginated rollout has no ordinal: Codex refuses to resume it.
+    FinalWithoutOrdinal { line: u64 },
+    /// A record over 16 MiB, which Codex's migration to paginated files drops.
+    Oversize { line: u64, bytes: u64 },
+}
+
+/// Records over this many bytes are dropped by Codex's migration (`MAX_ROLLOUT_LINE_BYTES`).
+const MAX_RECORD_BYTES: u64 = 16 << 20;
+
 /// Everything replay learns from a Codex rollout.
 #[derive(Debug, Default)]
 pub(crate) struct State {
+    /// The first session_meta says `history_mode: "paginated"`.
+    pub paginated: bool,
+    /// Ordinal faults and oversize records of the rollout read (not of its parents).
+    pub faults: Vec<Fault>,
+    /// The parent rollouts read before it, root first.
+    pub parents: Vec<std::path::PathBuf>,
+    /// Why the chain of parents is incomplete, when it is.
+    pub broken: Option<super::lineage::Broken>,
     pub thread_id: Option<Box<str>>,
     pub cwd: Option<Box<str>>,
     pub started: Option<Box<str>>,
@@ -120,6 +148,11 @@ pub(crate) struct Fold<'s> {
     boundaries: Boundaries,
     /// What the last legacy compaction kept, while the history still starts with it.
     kept: Option<Kept>,
+    /// Reading a parent rollout: its records below this ordinal come in, its session_meta not.
+    cut: Option<u64>,
+    /// The ordinal of the last record that had one, and the last record's line and ordinal.
+    previous_ordinal: Option<u64>,
+    last_record: Option<(u64, Option<u64>)>,
 }
 
 impl pipeline::Fold for Fold<'_> {
@@ -128,10 +161,18 @@ impl pipeline::Fold for Fold<'_> {
     fn fold(
         &mut self,
         line: LineAt,
-        (spelling, record): Classified,
+        (spelling, record, ordinal): Classified,
         chunk: &Bytes<'_>,
         f: &mut Findings,
     ) {
+        if let Some(cut) = self.cut {
+            let own_meta = matches!(record, Record::SessionMeta(_));
+            if own_meta || ordinal.is_some_and(|o| o >= cut) {
+                return;
+            }
+        } else {
+            self.check_ordinal(line, ordinal, &record);
+        }
         match spelling {
             Some(Spelling::Codex) => self.state.spellings.codex = true,
             Some(Spelling::Mini) => self.state.spellings.mini = true,
@@ -157,7 +198,61 @@ impl<'s> Fold<'s> {
             src,
             boundaries: Boundaries::default(),
             kept: None,
+            cut: None,
+            previous_ordinal: None,
+            last_record: None,
         }
+    }
+
+    /// Folds the records of source `src` from here on: a parent rollout cut before `cut`
+    /// (SPEC §9), or, with `None`, the rollout itself.
+    pub fn read(&mut self, src: u16, cut: Option<u64>) {
+        self.src = src;
+        self.cut = cut;
+    }
+
+    /// Records ordinal faults and oversize records of the rollout itself.
+    fn check_ordinal(&mut self, line: LineAt, ordinal: Option<u64>, record: &Record) {
+        if line.len > MAX_RECORD_BYTES {
+            self.state.faults.push(Fault::Oversize {
+                line: line.number,
+                bytes: line.len,
+            });
+        }
+        if let Record::SessionMeta(meta) = record
+            && self.state.thread_id.is_none()
+        {
+            self.state.paginated = meta.paginated;
+        }
+        self.last_record = Some((line.number, ordinal));
+        let (Some(ordinal), true) = (ordinal, self.state.paginated) else {
+            return;
+        };
+        match self.previous_ordinal {
+            Some(previous) if ordinal == previous => {
+                self.state.faults.push(Fault::DuplicateOrdinal {
+                    line: line.number,
+                    ordinal,
+                });
+            }
+            Some(previous) if ordinal < previous => {
+                self.state.faults.push(Fault::RegressedOrdinal {
+                    line: line.number,
+                    ordinal,
+                    previous,
+                });
+            }
+            _ => {}
+        }
+        self.previous_ordinal = Some(ordinal);
+    }
+
+    /// The state, once every record is folded.
+    pub fn finish(mut self) -> State {
+        if let (true, Some((line, None))) = (self.state.paginated, self.last_record) {
+            self.state.faults.push(Fault::FinalWithoutOrdinal { line });
+        }
+        self.state
     }
 
     fn apply(&mut self, number: u64, record: Record, chunk: &Bytes<'_>, f: &mut Findings) {
@@ -263,7 +358,7 @@ impl<'s> Fold<'s> {
     }
 
     /// The JSON text of an earlier item, read again (a rule needs its content).
-    fn read(&self, item: Item) -> Option<String> {
+    fn read_item(&self, item: Item) -> Option<String> {
         let mut reader = SpanReader::exact(self.sources);
         let mut out = Vec::new();
         forms::item_text(item, &self.state.owned, &mut reader, &mut out).ok()?;
@@ -279,7 +374,7 @@ impl<'s> Fold<'s> {
         };
         let plan = kept.plan(history);
         let cut = plan.cut.map(|(item, tokens)| {
-            let json = self.read(item).unwrap_or_default();
+            let json = self.read_item(item).unwrap_or_default();
             let text = compaction::cut_text(&forms::compaction_text(&json), tokens);
             let mut rebuilt = Vec::new();
             forms::rebuilt_message(&json, Some(&text), &mut rebuilt);
@@ -361,7 +456,7 @@ impl<'s> Fold<'s> {
         if !self.state.history.iter().any(developer) {
             return;
         }
-        let Some(boundary) = self.read(first_turn) else {
+        let Some(boundary) = self.read_item(first_turn) else {
             return;
         };
         let Some(turn_id) = forms::turn_id(&boundary) else {
@@ -373,7 +468,7 @@ impl<'s> Fold<'s> {
                 keep.push(item);
                 continue;
             }
-            let Some(text) = self.read(item) else {
+            let Some(text) = self.read_item(item) else {
                 keep.push(item);
                 continue;
             };

@@ -38,6 +38,8 @@ pub(crate) struct Meta {
     pub thread_id: Span,
     pub cwd: Option<Span>,
     pub timestamp: Option<Span>,
+    /// `history_mode` is `paginated`: records carry ordinals (SPEC §9).
+    pub paginated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +73,10 @@ pub(crate) enum Record {
 }
 
 /// A classified line: its record, and the spelling it was written in (`None` for an unknown).
-pub(crate) type Classified = (Option<Spelling>, Record);
+pub(crate) type Classified = (Option<Spelling>, Record, Option<u64>);
+
+/// A record and its spelling.
+type Spelled = (Option<Spelling>, Record);
 
 /// The classifier for one file: the pre-envelope spelling is a property of the whole file.
 #[derive(Debug, Clone, Copy)]
@@ -103,8 +108,13 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
     let mut payload = None;
     let mut nested_item = None;
     let mut record_type = None;
+    let mut ordinal = None;
     let whole = p
         .object(|p, key| match &*item::key_name(key) {
+            "ordinal" => {
+                ordinal = Some(p.value()?);
+                Ok(true)
+            }
             "payload" => {
                 payload = Some(Nested::read(p)?);
                 Ok(true)
@@ -128,13 +138,17 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
         payload,
         item: nested_item,
     };
-    if pre_envelope {
-        return line.classify_2025(record_type, whole);
-    }
-    let Some(kind) = item::string(text, &line.top.kind) else {
-        return Err(ParseError::NoType);
+    // A paginated record's position: a whole number (anything else counts as none).
+    let ordinal = ordinal.and_then(|r| text[r].parse::<u64>().ok());
+    let (spelling, record) = if pre_envelope {
+        line.classify_2025(record_type, whole)?
+    } else {
+        let Some(kind) = item::string(text, &line.top.kind) else {
+            return Err(ParseError::NoType);
+        };
+        line.classify(&kind)?
     };
-    line.classify(&kind)
+    Ok((spelling, record, ordinal))
 }
 
 /// The line as text: UTF-8 checked with the fast validator, located with the standard one.
@@ -230,7 +244,7 @@ impl Line<'_> {
         }
     }
 
-    fn classify(&self, kind: &str) -> Result<Classified, ParseError> {
+    fn classify(&self, kind: &str) -> Result<Spelled, ParseError> {
         use Spelling::{Codex, Mini};
         let top = &self.top;
         let has_payload = self.payload.is_some();
@@ -247,6 +261,14 @@ impl Line<'_> {
                     timestamp: self
                         .string_span(&payload.timestamp)
                         .or_else(|| self.string_span(&top.timestamp)),
+                    paginated: super::lineage::is_paginated(
+                        self.text,
+                        &self
+                            .payload
+                            .as_ref()
+                            .map(|n| n.range.clone())
+                            .unwrap_or_default(),
+                    ),
                 };
                 (Some(Codex), Record::SessionMeta(meta))
             }
@@ -258,6 +280,7 @@ impl Line<'_> {
                     thread_id,
                     cwd: None,
                     timestamp: self.string_span(&top.timestamp),
+                    paginated: false,
                 };
                 (Some(Mini), Record::SessionMeta(meta))
             }
@@ -375,7 +398,7 @@ impl Line<'_> {
         &self,
         record_type: Option<Range<usize>>,
         whole: Range<usize>,
-    ) -> Result<Classified, ParseError> {
+    ) -> Result<Spelled, ParseError> {
         use Spelling::Codex2025;
         let top = &self.top;
         if let Some(range) = record_type {
@@ -392,6 +415,7 @@ impl Line<'_> {
                 thread_id,
                 cwd: self.string_span(&top.cwd),
                 timestamp: self.string_span(&top.timestamp),
+                paginated: false,
             };
             return Ok((Some(Codex2025), Record::SessionMeta(meta)));
         }

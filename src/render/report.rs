@@ -149,6 +149,43 @@ fn loading(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
             let metas = format!("{} (the first one names the thread)", c.session_metas);
             rows.push(Row::new("session metas", metas));
         }
+        if c.no_session_meta {
+            rows.push(Row::new(
+                "session meta",
+                paint.red("none: Codex cannot resume this file (no session_meta record)"),
+            ));
+        }
+        if !c.findings.is_empty() {
+            let listed = c
+                .findings
+                .iter()
+                .take(SHOWN)
+                .map(|f| match f.line {
+                    Some(line) => format!("line {line:<8} {}", escape(&f.message)),
+                    None => escape(&f.message).into_owned(),
+                })
+                .chain(more(c.findings.len() as u64, SHOWN))
+                .collect();
+            rows.push(Row::new("findings", paint.red(&c.findings.len().to_string())).under(listed));
+        }
+        if c.files_read.len() > 1 {
+            let files = c
+                .files_read
+                .iter()
+                .map(|f| escape(f).into_owned())
+                .collect();
+            let value = format!("{} files, parent rollouts first", c.files_read.len());
+            rows.push(Row::new("lineage", value).under(files));
+        }
+        if !c.superseded_files.is_empty() {
+            let files = c
+                .superseded_files
+                .iter()
+                .map(|f| escape(f).into_owned())
+                .collect();
+            let value = format!("{} other files of this thread", c.superseded_files.len());
+            rows.push(Row::new("superseded", value).under(files));
+        }
     }
     rows
 }

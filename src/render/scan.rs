@@ -6,15 +6,18 @@ use std::io::{self, Write};
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
-use super::Paint;
 use super::report::TerminalSafe;
+use super::{Paint, plural};
 use crate::escape::escape;
 use crate::scan::{Health, Row};
 
-/// One line of `scan --json`; its fields are the schema in the README.
+/// One line of `scan --json`; its fields are the schema in docs/scan.md.
 #[derive(Serialize)]
 struct JsonRow<'a> {
     path: String,
+    agent: &'static str,
+    /// For a subagent's transcript: the session it belongs to (`""` when its place does not say).
+    subagent_of: Option<&'a str>,
     archived: bool,
     size: u64,
     thread_id: Option<&'a str>,
@@ -27,6 +30,13 @@ struct JsonRow<'a> {
     incomplete_turn_id: Option<&'a str>,
     missing_outputs: usize,
     orphan_outputs: usize,
+    no_session_meta: bool,
+    ordinal_faults: usize,
+    broken_lineage: bool,
+    /// Whether the Codex state database lacks a row for it; null without a database.
+    unindexed: Option<bool>,
+    /// The thread id of a state database row whose rollout file is missing.
+    missing_file: Option<&'a str>,
 }
 
 pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> io::Result<()> {
@@ -34,9 +44,17 @@ pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> i
         let found = row.outcome.as_ref().ok();
         let json = JsonRow {
             path: row.found.path.display().to_string(),
+            agent: row.found.agent.name(),
+            subagent_of: row
+                .found
+                .subagent_of
+                .as_ref()
+                .map(|s| s.as_deref().unwrap_or("")),
             archived: row.found.archived,
             size: row.found.size,
-            thread_id: found.map(|f| &*f.thread_id),
+            thread_id: found
+                .and_then(|f| f.thread_id.as_deref())
+                .or(row.missing_file.as_deref()),
             cwd: found.and_then(|f| f.cwd.as_deref()),
             started: found.and_then(|f| f.started.as_deref()),
             status: row.health().name(),
@@ -46,6 +64,11 @@ pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> i
             incomplete_turn_id: found.and_then(|f| f.incomplete_turn_id.as_deref()),
             missing_outputs: found.map_or(0, |f| f.missing_outputs),
             orphan_outputs: found.map_or(0, |f| f.orphan_outputs),
+            no_session_meta: found.is_some_and(|f| f.no_session_meta),
+            ordinal_faults: found.map_or(0, |f| f.ordinal_faults),
+            broken_lineage: found.is_some_and(|f| f.broken_lineage),
+            unindexed: row.unindexed,
+            missing_file: row.missing_file.as_deref(),
         };
         json.serialize(&mut serde_json::Serializer::with_formatter(
             &mut *out,
@@ -56,9 +79,10 @@ pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> i
     Ok(())
 }
 
-const COLUMNS: usize = 9;
+const COLUMNS: usize = 10;
 const HEADER: [&str; COLUMNS] = [
     "DATE",
+    "AGENT",
     "THREAD",
     "WORKING DIR",
     "SIZE",
@@ -69,9 +93,12 @@ const HEADER: [&str; COLUMNS] = [
     "STATUS",
 ];
 /// Numbers are right-aligned.
-const RIGHT: [bool; COLUMNS] = [false, false, false, true, true, false, true, true, false];
+const RIGHT: [bool; COLUMNS] = [
+    false, false, false, false, true, true, false, true, true, false,
+];
 
-/// The table of `shown` rows, the reasons of unusable ones, then a summary of `all`.
+/// The table of `shown` rows, why those whose status needs a word have it, then a summary of
+/// `all`.
 pub fn table<'a>(
     shown: impl Iterator<Item = &'a Row>,
     all: &[Row],
@@ -97,19 +124,26 @@ pub fn table<'a>(
                 }
                 match row.health() {
                     Health::Ok => paint.green(text),
-                    Health::Repairs | Health::Incomplete => paint.yellow(text),
-                    Health::Damaged | Health::Unusable => paint.red(text),
+                    Health::Repairs | Health::Incomplete | Health::Unindexed | Health::NoMeta => {
+                        paint.yellow(text)
+                    }
+                    Health::Damaged
+                    | Health::OrdinalFault
+                    | Health::BrokenLineage
+                    | Health::MissingFile
+                    | Health::Unusable => paint.red(text),
                 }
             })?;
         }
     }
     for row in &shown {
-        if let Err(reason) = &row.outcome {
+        if let Some(reason) = row.reason() {
             writeln!(
                 out,
-                "unusable: {}: {}",
+                "{}: {}: {}",
+                row.health().name(),
                 escape(&row.found.path.display().to_string()),
-                escape(reason)
+                escape(&reason)
             )?;
         }
     }
@@ -118,19 +152,28 @@ pub fn table<'a>(
     let counts: Vec<String> = Health::ALL
         .iter()
         .map(|&health| {
-            let n = all.iter().filter(|row| row.health() == health).count();
-            format!("{n} {}", health.name())
+            (
+                health,
+                all.iter().filter(|row| row.health() == health).count(),
+            )
         })
+        .filter(|&(health, n)| n > 0 || matches!(health, Health::Ok))
+        .map(|(health, n)| format!("{n} {}", health.name()))
         .collect();
+    let sessions = all.iter().filter(|r| r.found.subagent_of.is_none()).count();
+    let subagents = all.len() - sessions;
+    let subagents = if subagents == 0 {
+        String::new()
+    } else {
+        format!(
+            " and {subagents} subagent {}",
+            plural(subagents as u64, "transcript", "transcripts")
+        )
+    };
     writeln!(
         out,
-        "{} {} ({archived} archived): {}",
-        all.len(),
-        if all.len() == 1 {
-            "rollout"
-        } else {
-            "rollouts"
-        },
+        "{sessions} {}{subagents} ({archived} archived): {}",
+        plural(sessions as u64, "session", "sessions"),
         counts.join(", ")
     )
 }
@@ -140,13 +183,27 @@ fn cells(row: &Row) -> [String; COLUMNS] {
     let date = found.stamp.map_or_else(|| "-".into(), |s| s.to_string());
     let size = human_size(found.size);
     let status = row.health().name().to_string();
+    let agent = found.agent.name().to_string();
+    let indent = |id: String| {
+        if found.subagent_of.is_some() {
+            format!("↳ {id}")
+        } else {
+            id
+        }
+    };
+    let none = || "-".to_string();
     match &row.outcome {
         Ok(f) => [
             date,
-            escape(&f.thread_id).into_owned(),
+            agent,
+            indent(
+                f.thread_id
+                    .as_deref()
+                    .map_or_else(none, |t| escape(t).into_owned()),
+            ),
             f.cwd
                 .as_deref()
-                .map_or_else(|| "-".into(), |cwd| escape(cwd).into_owned()),
+                .map_or_else(none, |cwd| escape(cwd).into_owned()),
             size,
             f.parse_errors.to_string(),
             (if f.incomplete { "yes" } else { "no" }).into(),
@@ -154,20 +211,20 @@ fn cells(row: &Row) -> [String; COLUMNS] {
             f.orphan_outputs.to_string(),
             status,
         ],
-        Err(_) => {
-            let none = || "-".to_string();
-            [
-                date,
-                none(),
-                none(),
-                size,
-                none(),
-                none(),
-                none(),
-                none(),
-                status,
-            ]
-        }
+        Err(_) => [
+            date,
+            agent,
+            row.missing_file
+                .as_deref()
+                .map_or_else(none, |t| escape(t).into_owned()),
+            none(),
+            size,
+            none(),
+            none(),
+            none(),
+            none(),
+            status,
+        ],
     }
 }
 

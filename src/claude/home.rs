@@ -1,0 +1,86 @@
+//! Claude Code's home folder (SPEC §10): `$CLAUDE_CONFIG_DIR` (default `~/.claude`) holds
+//! `projects/<project>/<session id>.jsonl`, and the transcripts of a session's subagents in
+//! `projects/<project>/<session id>/subagents/agent-*.jsonl` (older versions wrote `agent-*.jsonl`
+//! beside the sessions).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use uuid::Uuid;
+
+use crate::home;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeHome {
+    pub dir: PathBuf,
+    /// Whether it came from CLAUDE_CONFIG_DIR (else from HOME), for messages.
+    pub from_env: bool,
+}
+
+impl ClaudeHome {
+    pub(crate) fn from_env(
+        config_dir: Option<OsString>,
+        home: Option<OsString>,
+    ) -> Option<ClaudeHome> {
+        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
+        if let Some(dir) = set(&config_dir) {
+            return Some(ClaudeHome {
+                dir,
+                from_env: true,
+            });
+        }
+        set(&home).map(|home| ClaudeHome {
+            dir: home.join(".claude"),
+            from_env: false,
+        })
+    }
+
+    pub fn projects(&self) -> PathBuf {
+        self.dir.join("projects")
+    }
+
+    /// Where the folder came from, for messages.
+    pub fn origin(&self) -> String {
+        if self.from_env {
+            format!("CLAUDE_CONFIG_DIR={}", self.dir.display())
+        } else {
+            format!(
+                "CLAUDE_CONFIG_DIR is not set; ~/.claude is {}",
+                self.dir.display()
+            )
+        }
+    }
+
+    /// The session files named by `id`: `projects/*/<id>.jsonl`.
+    pub(crate) fn lookup(&self, id: Uuid) -> Vec<PathBuf> {
+        let Ok(projects) = std::fs::read_dir(self.projects()) else {
+            return Vec::new();
+        };
+        let name = format!("{}.jsonl", id.hyphenated());
+        let mut found: Vec<PathBuf> = projects
+            .flatten()
+            .map(|project| project.path().join(&name))
+            .filter(|path| home::is_readable_file(path))
+            .collect();
+        found.sort();
+        found
+    }
+}
+
+/// For a subagent's transcript (`agent-*.jsonl`), the session it belongs to when its place
+/// tells: `<session id>/subagents/agent-*.jsonl`, perhaps a folder deeper for workflows.
+pub(crate) fn subagent_of(path: &Path) -> Option<Option<String>> {
+    let name = path.file_name()?.to_string_lossy();
+    if !name.starts_with("agent-") {
+        return None;
+    }
+    Some(
+        path.ancestors()
+            .skip(1)
+            .take(4)
+            .find(|dir| dir.file_name().is_some_and(|n| n == "subagents"))
+            .and_then(|subagents| subagents.parent())
+            .and_then(|session| session.file_name())
+            .map(|id| id.to_string_lossy().into_owned()),
+    )
+}

@@ -1,0 +1,173 @@
+//! Lineage (SPEC §9): a paginated fork or reverted thread stores only its own records, and its
+//! `session_meta.history_base` points into the parent rollout whose records come first. The chain
+//! of parents is found before replay, by rollout id, with cycles caught; replay then reads each
+//! parent up to its cut, root first, its session_meta left out.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use uuid::Uuid;
+
+use super::home::{self, CodexHome};
+use super::item::{key_name, string};
+use crate::json::Parser;
+
+/// Where a fork's history continues from: the parent rollout, and where it is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Base {
+    /// The parent's rollout id (named `thread_id` in the record).
+    pub rollout: Uuid,
+    pub end_ordinal: u64,
+    pub end_offset: u64,
+}
+
+/// A parent rollout to read first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Parent {
+    pub path: PathBuf,
+    pub base: Base,
+}
+
+/// Why the chain of parents is incomplete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// No rollout with this rollout id under the Codex home.
+    Missing(Uuid),
+    /// This rollout id is already on the chain.
+    Cycle(Uuid),
+}
+
+/// Whether the `session_meta` payload at `payload` says `history_mode: "paginated"`.
+pub(crate) fn is_paginated(text: &str, payload: &Range<usize>) -> bool {
+    member(text, payload, "history_mode")
+        .is_some_and(|r| string(text, &Some(r)).as_deref() == Some("paginated"))
+}
+
+/// The value range of member `name` of the object at `object`.
+fn member(text: &str, object: &Range<usize>, name: &str) -> Option<Range<usize>> {
+    let mut p = Parser::new(text);
+    p.seek(object.start);
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    let mut found = None;
+    p.object(|p, key| {
+        if key_name(key) != name {
+            return Ok(false);
+        }
+        found = Some(p.value()?);
+        Ok(true)
+    })
+    .ok()?;
+    found
+}
+
+/// The `history_base` of a rollout's first `session_meta`, found among its first lines.
+pub(crate) fn base_in(lines: &[u8]) -> Option<Base> {
+    for line in lines.split(|&b| b == b'\n') {
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        let Ok(text) = std::str::from_utf8(line) else {
+            continue;
+        };
+        let text = text.trim_end_matches('\r');
+        let whole = 0..text.len();
+        if member(text, &whole, "type")
+            .is_none_or(|r| string(text, &Some(r)).as_deref() != Some("session_meta"))
+        {
+            continue;
+        }
+        let payload = member(text, &whole, "payload")?;
+        let base = member(text, &payload, "history_base")?;
+        let number = |name| member(text, &base, name).and_then(|r| text[r].parse::<u64>().ok());
+        let rollout = member(text, &base, "thread_id")
+            .and_then(|r| string(text, &Some(r)).and_then(|id| Uuid::try_parse(&id).ok()))?;
+        return Some(Base {
+            rollout,
+            end_ordinal: number("end_ordinal_exclusive")?,
+            end_offset: number("end_byte_offset")?,
+        });
+    }
+    None
+}
+
+/// The first lines of a rollout (plain or `.zst`), enough to find its session_meta.
+fn head(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let mut reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "zst") {
+        Box::new(crate::source::Unzstd::new(file).ok()?)
+    } else {
+        Box::new(file)
+    };
+    let mut head = Vec::new();
+    let mut buf = [0; 64 << 10];
+    while head.len() < (4 << 20) {
+        let n = reader.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&buf[..n]);
+        if head.iter().filter(|&&b| b == b'\n').count() >= 8 {
+            break;
+        }
+    }
+    Some(head)
+}
+
+/// The parents of a rollout whose first lines are `first`, nearest first; where the chain
+/// breaks, why.
+pub(crate) fn parents(
+    child: &Path,
+    first: &[u8],
+    homes: &[CodexHome],
+) -> (Vec<Parent>, Option<Broken>) {
+    let mut parents: Vec<Parent> = Vec::new();
+    let mut base = base_in(first);
+    let mut seen = Vec::new();
+    if let Some(name) = child
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(home::RolloutName::parse)
+    {
+        seen.push(name.rollout);
+    }
+    while let Some(b) = base {
+        if seen.contains(&b.rollout) {
+            return (parents, Some(Broken::Cycle(b.rollout)));
+        }
+        seen.push(b.rollout);
+        let Some(path) = home::find_rollout(homes, b.rollout, child) else {
+            return (parents, Some(Broken::Missing(b.rollout)));
+        };
+        base = head(&path).and_then(|lines| base_in(&lines));
+        parents.push(Parent { path, base: b });
+    }
+    (parents, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bases_are_read_from_the_first_session_meta() {
+        let lines = br#"
+{"timestamp":"t","ordinal":41,"type":"session_meta","payload":{"id":"019ff1a2-b3c4-7d5e-8f60-112233445566","history_mode":"paginated","history_base":{"thread_id":"019ff1a2-b3c4-7d5e-8f60-667788990011","end_ordinal_exclusive":41,"end_byte_offset":12345}}}
+{"timestamp":"t","ordinal":42,"type":"event_msg","payload":{"type":"task_started"}}
+"#;
+        assert_eq!(
+            base_in(lines),
+            Some(Base {
+                rollout: Uuid::parse_str("019ff1a2-b3c4-7d5e-8f60-667788990011").unwrap(),
+                end_ordinal: 41,
+                end_offset: 12_345
+            })
+        );
+        assert_eq!(
+            base_in(br#"{"type":"session_meta","payload":{"id":"x"}}"#),
+            None
+        );
+        let text = r#"{"history_mode":"paginated"}"#;
+        assert!(is_paginated(text, &(0..text.len())));
+    }
+}
