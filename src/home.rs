@@ -52,6 +52,11 @@ impl Stamp {
         Some(Stamp(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
+    /// Seconds since 1970 (UTC), as a Claude Code entry's `timestamp` gives them.
+    pub fn from_unix(seconds: i64) -> Stamp {
+        Stamp(seconds)
+    }
+
     /// A file's modification time, in UTC.
     pub fn from_system_time(time: SystemTime) -> Stamp {
         Stamp(match time.duration_since(UNIX_EPOCH) {

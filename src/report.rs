@@ -489,8 +489,8 @@ impl<'a> Report<'a> {
         Ok(Report {
             file: &session.name,
             thread_id: state.session_id.as_deref(),
-            cwd: None,
-            started: None,
+            cwd: state.cwd.as_deref(),
+            started: state.started.as_ref().map(|(text, _)| &**text),
             dialect: "claude",
             lines: f.lines,
             blank_lines: f.blank_lines,

@@ -407,10 +407,16 @@ pub fn rows(
     if let Some(indexed) = roots.codex_home.as_ref().and_then(codex_home::thread_rows) {
         index(&mut rows, &indexed);
     }
+    rows.sort_by(|a, b| {
+        b.found
+            .stamp
+            .cmp(&a.found.stamp)
+            .then_with(|| a.found.path.cmp(&b.found.path))
+    });
     under_sessions(rows)
 }
 
-fn row(found: Found, load: Load, homes: &Homes, read: &(dyn Fn(u64) + Sync)) -> Row {
+fn row(mut found: Found, load: Load, homes: &Homes, read: &(dyn Fn(u64) + Sync)) -> Row {
     let unread = |found: Found, reason: String| Row {
         found,
         outcome: Err(reason),
@@ -423,6 +429,16 @@ fn row(found: Found, load: Load, homes: &Homes, read: &(dyn Fn(u64) + Sync)) -> 
     let input = Input::Path(found.path.clone());
     let outcome = match session::load(&input, load, homes, &mut |bytes| read(bytes)) {
         Ok(session) => match Report::new(&session) {
+            // A Claude Code session is dated by its first entry, not by when its file last
+            // changed.
+            Ok(report) if found.agent == Agent::Claude => {
+                if let session::State::Claude(state) = &session.state
+                    && let Some((_, seconds)) = state.started
+                {
+                    found.stamp = Some(Stamp::from_unix(seconds));
+                }
+                Ok(findings(&report, &session))
+            }
             Err(e) => Err(format!("changed while being read: {e}")),
             Ok(report) => Ok(findings(&report, &session)),
         },
@@ -515,12 +531,6 @@ fn index(rows: &mut Vec<Row>, indexed: &[(String, PathBuf)]) {
             unindexed: Some(false),
         });
     }
-    rows.sort_by(|a, b| {
-        b.found
-            .stamp
-            .cmp(&a.found.stamp)
-            .then_with(|| a.found.path.cmp(&b.found.path))
-    });
 }
 
 /// Rows in order, each subagent's transcript right after the session it belongs to (by the

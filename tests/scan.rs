@@ -111,7 +111,7 @@ impl Plant {
             ("ordinal_faults", json!(0)),
             ("broken_lineage", json!(false)),
             ("unindexed", Value::Null),
-            ("missing_file", Value::Null),
+            ("missing_file", json!(false)),
         ] {
             row[key] = value;
         }
@@ -1198,4 +1198,150 @@ fn scan_of_many_long_files_does_not_deadlock() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "timed out or failed: {out:?}");
     assert_eq!(json_lines(&out.stdout).len(), 8);
+}
+
+/// Claude Code's sessions are scanned beside Codex's (SPEC §10): an `agent` key, `--agent`,
+/// subagent transcripts listed under their session, and session ids looked up in `projects/`.
+#[test]
+fn claude_code_sessions_are_scanned_with_codex_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join(".claude/projects/-srv-app");
+    let copy = |from: &Path, to: &Path| {
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(from, to).unwrap();
+    };
+    let stories = [
+        (
+            "clean_session",
+            "5e55a0c2-0001-4000-8000-000000000000",
+            "ok",
+        ),
+        (
+            "crash_between_tool_use_and_result",
+            "5e55a0c2-0002-4000-8000-000000000000",
+            "incomplete",
+        ),
+        (
+            "dangling_parent",
+            "5e55a0c2-0007-4000-8000-000000000000",
+            "broken-lineage",
+        ),
+    ];
+    for (story, id, _) in stories {
+        let name = format!("{id}.jsonl");
+        copy(
+            &Path::new("fixtures/claude").join(story).join(&name),
+            &project.join(&name),
+        );
+    }
+    let real = "29ccd257-68b1-427f-ae5f-6524b7cb6f20";
+    let from = Path::new("fixtures/claude/real_subagent_file_parallel_2_1_17");
+    copy(
+        &from.join(format!("{real}.jsonl")),
+        &project.join(format!("{real}.jsonl")),
+    );
+    let subagent = project.join(format!("{real}/subagents/agent-a2271d1.jsonl"));
+    copy(
+        &from.join(format!("{real}/subagents/agent-a2271d1.jsonl")),
+        &subagent,
+    );
+    let codex = tmp
+        .path()
+        .join(".codex/sessions/2026/02/11/rollout-2026-02-11T09-14-02-019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10.jsonl");
+    copy(
+        Path::new("fixtures/codex/crash_mid_tool_call/rollout.jsonl"),
+        &codex,
+    );
+    let rollcall = || {
+        let mut cmd = Command::cargo_bin("rollcall").unwrap();
+        cmd.env("HOME", tmp.path())
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR");
+        cmd
+    };
+
+    let rows = json_lines(&stdout_of(rollcall().args(["scan", "--json"]), 0));
+    assert_eq!(rows.len(), 6, "{rows:#?}");
+    let row = |path: &Path| -> &Value {
+        rows.iter()
+            .find(|r| r["path"] == json!(path.display().to_string()))
+            .unwrap_or_else(|| panic!("no row for {}", path.display()))
+    };
+    for (_, id, status) in stories {
+        let r = row(&project.join(format!("{id}.jsonl")));
+        assert_eq!(r["agent"], json!("claude"));
+        assert_eq!(r["thread_id"], json!(id));
+        assert_eq!(r["status"], json!(status), "{id}");
+        assert_eq!(r["subagent_of"], Value::Null);
+    }
+    let session = row(&project.join(format!("{real}.jsonl")));
+    assert_eq!(session["status"], json!("ok"));
+    assert_eq!(row(&codex)["agent"], json!("codex"));
+    assert_eq!(row(&codex)["status"], json!("incomplete"));
+    // The subagent's transcript comes right after its session.
+    let at = |path: &Path| {
+        rows.iter()
+            .position(|r| r["path"] == json!(path.display().to_string()))
+            .unwrap()
+    };
+    assert_eq!(
+        at(&subagent),
+        at(&project.join(format!("{real}.jsonl"))) + 1
+    );
+    assert_eq!(row(&subagent)["subagent_of"], json!(real));
+    assert_eq!(row(&subagent)["agent"], json!("claude"));
+
+    for (agent, n) in [("claude", 5), ("codex", 1)] {
+        let only = json_lines(&stdout_of(
+            rollcall().args(["scan", "--json", "--agent", agent]),
+            0,
+        ));
+        assert_eq!(only.len(), n, "{agent}");
+        assert!(only.iter().all(|r| r["agent"] == json!(agent)), "{agent}");
+    }
+    rollcall()
+        .args(["scan", "--agent", "cursor"])
+        .assert()
+        .code(2);
+
+    let table = String::from_utf8(stdout_of(rollcall().arg("scan"), 0)).unwrap();
+    assert!(table.contains("  ↳ agent-a2271d1  "), "{table}");
+    assert!(
+        table.ends_with("5 sessions and 1 subagent transcript (0 archived): 3 ok, 2 incomplete, 1 broken-lineage\n"),
+        "{table}"
+    );
+
+    // A session id names its file under projects/, as a thread id names a rollout.
+    let (_, crash, _) = stories[1];
+    let report: Value =
+        serde_json::from_slice(&stdout_of(rollcall().args(["replay", "--json", crash]), 0))
+            .unwrap();
+    assert_eq!(report["dialect"], json!("claude"));
+    assert_eq!(report["thread_id"], json!(crash));
+    assert_eq!(
+        report["file"],
+        json!(project.join(format!("{crash}.jsonl")).display().to_string())
+    );
+    let view = stdout_of(rollcall().args(["repair-view", crash]), 0);
+    assert_eq!(
+        view,
+        fs::read("fixtures/claude/crash_between_tool_use_and_result/view.jsonl").unwrap()
+    );
+
+    // CLAUDE_CONFIG_DIR moves the home.
+    let moved = tmp.path().join("elsewhere");
+    fs::rename(tmp.path().join(".claude"), &moved).unwrap();
+    let rows = json_lines(&stdout_of(
+        rollcall()
+            .env("CLAUDE_CONFIG_DIR", &moved)
+            .args(["scan", "--json", "--agent", "claude"]),
+        0,
+    ));
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| {
+        r["path"]
+            .as_str()
+            .unwrap()
+            .starts_with(&moved.display().to_string())
+    }));
 }

@@ -58,6 +58,11 @@ pub(crate) struct State {
     pub session_id: Option<Box<str>>,
     /// The first `sessionId` of an entry (a subagent's transcript names its session there).
     pub entry_session: Option<Box<str>>,
+    /// The first `cwd` of an entry: the folder Claude Code ran in.
+    pub cwd: Option<Box<str>>,
+    /// The first `timestamp` of an entry that reads as a time, as written, and in seconds
+    /// since 1970 (UTC).
+    pub started: Option<(Box<str>, i64)>,
     pub nodes: Vec<Node>,
     pub uuids: Strings,
     pub message_ids: Strings,
@@ -114,6 +119,18 @@ impl pipeline::Fold for Fold {
             let id: Box<str> = String::from_utf8_lossy(&id).into();
             state.session_id = Some(id.clone());
             state.entry_session = Some(id);
+        }
+        if state.cwd.is_none()
+            && let Some(cwd) = entry.cwd.and_then(|s| decoded(chunk, s))
+        {
+            state.cwd = Some(String::from_utf8_lossy(&cwd).into());
+        }
+        if state.started.is_none()
+            && let (Some(time), Some(text)) =
+                (entry.time, entry.timestamp.and_then(|s| decoded(chunk, s)))
+        {
+            let seconds = time.div_euclid(1_000_000_000);
+            state.started = Some((String::from_utf8_lossy(&text).into(), seconds));
         }
         let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
             return;

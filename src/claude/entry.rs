@@ -65,6 +65,10 @@ pub(crate) struct Entry {
     pub message_id: Option<Span>,
     /// The raw `sessionId` string.
     pub session_id: Option<Span>,
+    /// The raw `cwd` string.
+    pub cwd: Option<Span>,
+    /// The raw `timestamp` string.
+    pub timestamp: Option<Span>,
     /// `timestamp` in nanoseconds since 1970 (UTC), when it reads as an ISO 8601 time.
     pub time: Option<i64>,
     pub flags: u8,
@@ -100,6 +104,7 @@ struct Members {
     uuid: Option<Range<usize>>,
     parent: Option<Range<usize>>,
     session_id: Option<Range<usize>>,
+    cwd: Option<Range<usize>>,
     sidechain: Option<Range<usize>>,
     timestamp: Option<Range<usize>>,
     subtype: Option<Range<usize>>,
@@ -124,6 +129,7 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
             "uuid" => &mut m.uuid,
             "parentUuid" => &mut m.parent,
             "sessionId" => &mut m.session_id,
+            "cwd" => &mut m.cwd,
             "isSidechain" => &mut m.sidechain,
             "timestamp" => &mut m.timestamp,
             "subtype" => &mut m.subtype,
@@ -155,6 +161,8 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
         parent: string_span(&m.parent),
         message_id: None,
         session_id: string_span(&m.session_id),
+        cwd: string_span(&m.cwd),
+        timestamp: string_span(&m.timestamp),
         time: string(text, &m.timestamp).and_then(|t| parse_time(&t)),
         flags: 0,
     };

@@ -57,7 +57,8 @@ pub(crate) enum Fault {
     Oversize { line: u64, bytes: u64 },
 }
 
-/// Records over this many bytes are dropped by Codex's migration (`MAX_ROLLOUT_LINE_BYTES`).
+/// Records over this many bytes, newline included, are dropped by Codex's migration
+/// (`MAX_ROLLOUT_LINE_BYTES`).
 const MAX_RECORD_BYTES: u64 = 16 << 20;
 
 /// Everything replay learns from a Codex rollout.
@@ -213,7 +214,9 @@ impl<'s> Fold<'s> {
 
     /// Records ordinal faults and oversize records of the rollout itself.
     fn check_ordinal(&mut self, line: LineAt, ordinal: Option<u64>, record: &Record) {
-        if line.len > MAX_RECORD_BYTES {
+        // Codex counts the record with its newline (`read_until`), and drops it when that is
+        // over the limit.
+        if line.len + 1 > MAX_RECORD_BYTES {
             self.state.faults.push(Fault::Oversize {
                 line: line.number,
                 bytes: line.len,

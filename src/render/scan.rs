@@ -35,8 +35,8 @@ struct JsonRow<'a> {
     broken_lineage: bool,
     /// Whether the Codex state database lacks a row for it; null without a database.
     unindexed: Option<bool>,
-    /// The thread id of a state database row whose rollout file is missing.
-    missing_file: Option<&'a str>,
+    /// The row is the state database's, and names a rollout file that is not there.
+    missing_file: bool,
 }
 
 pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> io::Result<()> {
@@ -68,7 +68,7 @@ pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> i
             ordinal_faults: found.map_or(0, |f| f.ordinal_faults),
             broken_lineage: found.is_some_and(|f| f.broken_lineage),
             unindexed: row.unindexed,
-            missing_file: row.missing_file.as_deref(),
+            missing_file: row.missing_file.is_some(),
         };
         json.serialize(&mut serde_json::Serializer::with_formatter(
             &mut *out,
