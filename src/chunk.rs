@@ -6,9 +6,14 @@
 use std::io::{self, Read};
 use std::ops::Range;
 
+use crate::findings::ParseError;
+
 /// How many bytes a chunk aims for. Large enough to amortise thread hand-offs, small enough that
 /// a report over a gigabyte stays within a few tens of megabytes.
 pub(crate) const CHUNK_BYTES: usize = 4 << 20;
+
+/// The most lines in one chunk.
+pub(crate) const MAX_LINES: usize = 1 << 15;
 
 /// The default longest line: far above the 43 MB lines seen in real rollouts.
 pub(crate) const MAX_LINE_BYTES: usize = 256 << 20;
@@ -20,12 +25,15 @@ pub(crate) enum Piece {
     Long(LongLine),
 }
 
-/// A line longer than the cap.
+/// A line skipped without being held: longer than the cap, or longer than a chunk and already
+/// known to be no record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LongLine {
     pub at: u64,
     /// Bytes of it seen (all of it, unless reading stopped inside it).
     pub len: u64,
+    /// Why it is no record, when that was known before its end and it is within the cap.
+    pub reason: Option<ParseError>,
     /// How it ended: with `\n`, at the end of the input, or not at all (reading stopped there,
     /// because the input is a stream that may never end).
     pub end: LineEnd,
@@ -119,6 +127,8 @@ pub(crate) struct Chunker<R> {
     /// What the next chunk aims for: small at first, so that a small input costs little,
     /// doubling up to `chunk_bytes`.
     target: usize,
+    /// The last chunk ended at [`MAX_LINES`]: the target stays as it is.
+    dense: bool,
     chunk_bytes: usize,
     max_line: usize,
     /// Stop at a long line instead of skipping it: the input may never end.
@@ -138,6 +148,7 @@ impl<R: Read> Chunker<R> {
             at_start: true,
             done: false,
             target: chunk_bytes.clamp(1, 64 << 10),
+            dense: false,
             chunk_bytes: chunk_bytes.max(1),
             max_line: max_line.max(1),
             endless: !bounded,
@@ -152,7 +163,9 @@ impl<R: Read> Chunker<R> {
         }
         // At least a BOM's worth, so that the first fill can tell whether one is there.
         let want = (self.carry.len() + self.target).max(3);
-        self.target = (self.target * 2).min(self.chunk_bytes);
+        if !std::mem::take(&mut self.dense) {
+            self.target = (self.target * 2).min(self.chunk_bytes);
+        }
         if buf.len() < want {
             buf.resize(want, 0); // a new buffer comes from calloc: zeroed lazily, when written
         }
@@ -160,6 +173,7 @@ impl<R: Read> Chunker<R> {
         let mut filled = self.carry.len();
         self.carry.clear();
         let mut scanned = 0;
+        let mut judged = false;
         loop {
             let eof = fill(&mut self.source, &mut buf, &mut filled)?;
             if self.at_start {
@@ -172,7 +186,15 @@ impl<R: Read> Chunker<R> {
             }
             let at = self.at;
             if let Some(last) = memchr::memrchr(b'\n', &buf[scanned..filled]) {
-                let len = scanned + last + 1;
+                let mut len = scanned + last + 1;
+                // Each line costs the stages after this one a record header while its chunk is
+                // in flight: a chunk of tiny lines (blank, or a byte each) ends early, and the
+                // chunks after it aim for that size until lines grow longer again.
+                if let Some(nth) = memchr::memchr_iter(b'\n', &buf[..len]).nth(MAX_LINES - 1) {
+                    len = nth + 1;
+                    self.target = len;
+                    self.dense = true;
+                }
                 self.carry.extend_from_slice(&buf[len..filled]);
                 self.at += len as u64;
                 // At the end of input, what is left is a final line without `\n`.
@@ -199,7 +221,15 @@ impl<R: Read> Chunker<R> {
                 })));
             }
             if filled > self.max_line {
-                return self.skip_long_line(buf, filled).map(Some);
+                return self.skip_long_line(buf, filled, None).map(Some);
+            }
+            // A line outgrows a chunk: if its first bytes already make it no record, it is
+            // skipped like an overlong one instead of being held (`/dev/zero`, binary junk).
+            if filled >= self.chunk_bytes && !judged {
+                judged = true;
+                if let Some(reason) = early_verdict(&buf[..filled]) {
+                    return self.skip_long_line(buf, filled, Some(reason)).map(Some);
+                }
             }
             // A line longer than the buffer: make room for more of it, up to just past the cap.
             let grown = (buf.len() * 2).min(self.max_line + 1).max(buf.len() + 1);
@@ -207,43 +237,137 @@ impl<R: Read> Chunker<R> {
         }
     }
 
-    /// The buffer holds `filled` bytes of one line, more than the cap: reads on to its end
-    /// without keeping it (or stops, on an endless input).
-    fn skip_long_line(&mut self, mut buf: Vec<u8>, filled: usize) -> io::Result<Piece> {
+    /// The buffer holds `filled` bytes of one line, more than the cap, or a line already known
+    /// to be no record for `reason`: reads on to its end without keeping it. On an endless
+    /// input, reading stops once the line is over the cap.
+    fn skip_long_line(
+        &mut self,
+        mut buf: Vec<u8>,
+        filled: usize,
+        mut reason: Option<ParseError>,
+    ) -> io::Result<Piece> {
         let at = self.at;
         let mut len = filled as u64;
-        if self.endless {
+        let stop = |len: u64, reason: Option<ParseError>| LongLine {
+            at,
+            len,
+            reason,
+            end: LineEnd::NotRead,
+        };
+        let over = |len: u64| len > self.max_line as u64;
+        if self.endless && over(len) {
             self.done = true;
-            return Ok(Piece::Long(LongLine {
-                at,
-                len,
-                end: LineEnd::NotRead,
-            }));
+            return Ok(Piece::Long(stop(len, None)));
         }
+        // UTF-8 is checked before JSON: invalid UTF-8 later in the line is its reason.
+        let mut utf8 = Utf8Tail::after(&buf[..filled], &reason);
         buf.truncate(self.chunk_bytes.min(buf.len()).max(1));
         loop {
             let mut got = 0;
             let eof = fill(&mut self.source, &mut buf, &mut got)?;
-            if let Some(i) = memchr::memchr(b'\n', &buf[..got]) {
-                len += i as u64;
+            let end = memchr::memchr(b'\n', &buf[..got]);
+            let part = &buf[..end.unwrap_or(got)];
+            if let Some(bad) = utf8.as_mut().and_then(|u| u.check(part, len)) {
+                reason = Some(ParseError::InvalidUtf8 { at: bad });
+                utf8 = None;
+            }
+            len += part.len() as u64;
+            if (end.is_some() || eof)
+                && let Some(bad) = utf8.as_ref().and_then(|u| u.cut_short(len))
+            {
+                reason = Some(ParseError::InvalidUtf8 { at: bad });
+            }
+            let reason = reason.filter(|_| !over(len));
+            if let Some(i) = end {
                 self.carry.extend_from_slice(&buf[i + 1..got]);
                 self.at += len + 1;
                 self.done = eof && self.carry.is_empty();
                 return Ok(Piece::Long(LongLine {
                     at,
                     len,
+                    reason,
                     end: LineEnd::Newline,
                 }));
             }
-            len += got as u64;
             if eof {
                 self.done = true;
                 self.at += len;
                 return Ok(Piece::Long(LongLine {
                     at,
                     len,
+                    reason,
                     end: LineEnd::Eof,
                 }));
+            }
+            if self.endless && over(len) {
+                self.done = true;
+                return Ok(Piece::Long(stop(len, None)));
+            }
+        }
+    }
+}
+
+/// Why the line starting with `prefix` (more than a chunk of it, no end yet) is no record, when
+/// its first bytes already say so: invalid UTF-8, or a JSON syntax error well before the end of
+/// what is here. JSON is read left to right, so such an error is the whole line's; the dialects'
+/// classifiers report the same one, as they validate with the same reader. (Invalid UTF-8
+/// further on would be reported first: the skip looks for it.)
+fn early_verdict(prefix: &[u8]) -> Option<ParseError> {
+    /// Errors this close to the end may be the cut, not the line.
+    const MARGIN: usize = 16;
+    let valid = match std::str::from_utf8(prefix) {
+        Ok(text) => text,
+        Err(e) if e.error_len().is_some() => {
+            return Some(ParseError::InvalidUtf8 {
+                at: e.valid_up_to(),
+            });
+        }
+        Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).ok()?,
+    };
+    let mut p = crate::json::Parser::new(valid);
+    let error = p.value().err()?;
+    (error.at + MARGIN < valid.len()).then_some(ParseError::InvalidJson {
+        at: error.at,
+        what: error.what,
+    })
+}
+
+/// Looks for invalid UTF-8 in the rest of a line being skipped, whose first bytes were valid.
+struct Utf8Tail {
+    /// The first bytes of a character cut by the last piece.
+    cut: Vec<u8>,
+}
+
+impl Utf8Tail {
+    /// After `seen` bytes of the line: `None` when there is nothing to look for (the reason is
+    /// already UTF-8, or the line is over the cap and its reason is its length).
+    fn after(seen: &[u8], reason: &Option<ParseError>) -> Option<Utf8Tail> {
+        if !matches!(reason, Some(ParseError::InvalidJson { .. })) {
+            return None;
+        }
+        let cut = match std::str::from_utf8(seen) {
+            Err(e) if e.error_len().is_none() => seen[e.valid_up_to()..].to_vec(),
+            _ => Vec::new(),
+        };
+        Some(Utf8Tail { cut })
+    }
+
+    /// The line ended (at `len`) inside a character: where that character starts.
+    fn cut_short(&self, len: u64) -> Option<usize> {
+        (!self.cut.is_empty()).then(|| len as usize - self.cut.len())
+    }
+
+    /// The line offset of the first invalid byte in `part`, which starts at offset `at`.
+    fn check(&mut self, part: &[u8], at: u64) -> Option<usize> {
+        let mut joined = std::mem::take(&mut self.cut);
+        let start = at as usize - joined.len();
+        joined.extend_from_slice(part);
+        match std::str::from_utf8(&joined) {
+            Ok(_) => None,
+            Err(e) if e.error_len().is_some() => Some(start + e.valid_up_to()),
+            Err(e) => {
+                self.cut = joined[e.valid_up_to()..].to_vec();
+                None
             }
         }
     }
@@ -315,6 +439,40 @@ mod tests {
                 "chunk size {size}"
             );
         }
+    }
+
+    #[test]
+    fn a_chunk_holds_at_most_max_lines() {
+        let mut input = Vec::new();
+        for i in 0..(MAX_LINES * 3 + 7) {
+            input.extend_from_slice(if i % 1000 == 0 {
+                b"a longer line\n"
+            } else {
+                b"x\n"
+            });
+        }
+        let mut chunker = Chunker::new(&input[..], 1 << 20, true);
+        let (mut buf, mut seen, mut chunks) = (Vec::new(), 0, 0);
+        while let Some(Piece::Lines(chunk)) = chunker.next_piece(buf).unwrap() {
+            let n = lines(chunk.bytes()).count();
+            assert!(n <= MAX_LINES, "{n}");
+            assert_eq!(chunk.at as usize, offset_of(&input, seen));
+            seen += n;
+            chunks += 1;
+            buf = chunk.into_buffer();
+        }
+        assert_eq!(seen, MAX_LINES * 3 + 7);
+        assert!(chunks >= 4, "{chunks}");
+    }
+
+    /// The offset of line `n` (0-based) of `input`.
+    fn offset_of(input: &[u8], n: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
+        memchr::memchr_iter(b'\n', input)
+            .nth(n - 1)
+            .map_or(input.len(), |i| i + 1)
     }
 
     #[test]
@@ -390,5 +548,52 @@ mod tests {
         assert!(is_blank("\u{a0}\u{3000} \u{85}".as_bytes()));
         assert!(!is_blank("\u{a0}x".as_bytes()));
         assert!(!is_blank(b"\xa0"));
+    }
+}
+
+#[cfg(test)]
+mod verdicts {
+    use super::*;
+    use crate::pipeline::Classify;
+    use proptest::prelude::*;
+
+    /// Pieces of lines: JSON that may go on, JSON that cannot, and bytes that are no UTF-8.
+    fn fragment() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            Just(
+                b"{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"text\":\""
+                    .to_vec()
+            ),
+            Just(b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_vec()),
+            Just("ééééé€€€😀😀".as_bytes().to_vec()),
+            Just(b"\",\"k\":[1,2,{\"x\":null}],\"s\":\"".to_vec()),
+            Just(b"\0".to_vec()),
+            Just(b"\xff".to_vec()),
+            Just(b"\xe2\x82".to_vec()),
+            Just(b"}".to_vec()),
+            Just(b"\\u12".to_vec()),
+            Just(b"[".to_vec()),
+            Just(b" ".to_vec()),
+        ]
+    }
+
+    proptest! {
+        /// A line skipped early for a reason has that reason in both dialects' eyes.
+        #[test]
+        fn an_early_verdict_is_the_whole_lines(parts in prop::collection::vec(fragment(), 1..40)) {
+            let line: Vec<u8> = parts.concat();
+            let mut input = line.clone();
+            input.push(b'\n');
+            let mut chunker = Chunker::with_chunk_bytes(&input[..], 32, 1 << 20, true);
+            while let Some(piece) = chunker.next_piece(Vec::new()).unwrap() {
+                let Piece::Long(long) = piece else { continue };
+                let Some(reason) = long.reason else { continue };
+                prop_assert_eq!(long.len as usize, line.len());
+                let codex = crate::codex::record::Classifier { pre_envelope: false };
+                prop_assert_eq!(codex.classify(&line, 0).err(), Some(reason));
+                let claude = crate::claude::entry::Classifier;
+                prop_assert_eq!(claude.classify(&line, 0).err(), Some(reason));
+            }
+        }
     }
 }

@@ -148,9 +148,10 @@ pub fn walk(
             if !wanted(entry.file_name().as_encoded_bytes()) {
                 continue;
             }
-            // Links to anything but folders are kept, so that the scan can say what they are
-            // (a dangling link, a link to a FIFO) instead of reading them.
-            if kind.is_file() || (kind.is_symlink() && !path.is_dir()) {
+            // Files that are not regular ones, and links to anything but folders, are kept, so
+            // that the scan can say what they are (a FIFO, a dangling link, a link to a device)
+            // instead of reading them.
+            if !(kind.is_symlink() && path.is_dir()) {
                 found.push(path);
             }
         }
@@ -177,8 +178,32 @@ impl Homes {
 }
 
 /// Whether `path` is a regular file (through links), the only kind scan and look-up read.
-pub(crate) fn is_readable_file(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.is_file())
+/// What a file is when it is not a regular one (links followed): `None` for a regular file.
+/// Such files are not read where rollcall finds them itself (a link in a sessions tree can lead
+/// to a FIFO that never ends or a device that never stops).
+pub(crate) fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
+    if meta.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some(if meta.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    })
 }
 
 /// An input as found: the file to read, and the other files of the same Codex thread.
@@ -251,10 +276,26 @@ pub(crate) fn resolve(input: &Input, homes: &Homes) -> Result<Resolved, Failure>
                 looked.join(", and for ")
             )))
         }
-        1 => Ok(Resolved {
-            input: Input::Path(found.remove(0)),
-            superseded: codex.map(|l| l.superseded).unwrap_or_default(),
-        }),
+        1 => {
+            let path = found.remove(0);
+            match fs::metadata(&path) {
+                Err(e) => Err(fail(format!(
+                    "found {}, which cannot be opened: {}",
+                    path.display(),
+                    crate::source::io_reason(&e)
+                ))),
+                Ok(meta) => match not_regular(&meta) {
+                    Some(kind) => Err(fail(format!(
+                        "found {}, which is {kind}, not a regular file: not read",
+                        path.display()
+                    ))),
+                    None => Ok(Resolved {
+                        input: Input::Path(path),
+                        superseded: codex.map(|l| l.superseded).unwrap_or_default(),
+                    }),
+                },
+            }
+        }
         n => {
             let list: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
             Err(fail(format!(

@@ -47,7 +47,7 @@ pub(crate) mod session;
 pub(crate) mod source;
 pub(crate) mod view;
 
-use std::io::{self, BufWriter, StdoutLock, Write};
+use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::CommandFactory;
@@ -85,6 +85,25 @@ impl Loaded {
     pub fn fails_strict(&self) -> bool {
         report::Report::new(&self.0).is_ok_and(|r| r.fails_strict())
     }
+}
+
+/// Answers a command line clap did not turn into a command: help and the version go to stdout,
+/// which can fail like any other output (a full disk is status 1, a closed pipe is not a
+/// failure); a usage error goes to stderr with status 2.
+pub fn answer(e: &clap::Error) -> Result<Status, Failure> {
+    if e.use_stderr() {
+        // Where stderr cannot be written there is no one to tell; the status still tells.
+        let _ = e.print();
+        return Ok(Status::Usage);
+    }
+    let text = e.render();
+    let text = if io::stdout().is_terminal() {
+        text.ansi().to_string()
+    } else {
+        text.to_string()
+    };
+    to_stdout(|out| out.write_all(text.as_bytes()))?;
+    Ok(Status::Success)
 }
 
 /// Runs one command as `config` says, printing to stdout.
@@ -126,13 +145,29 @@ fn run_rollout(
     bar.finish_and_clear();
     let mut session = session?;
     session.superseded = resolved.superseded;
-    let written = to_stdout(|out| render::render(job, paint, &session, out)).map_err(
-        |failure| match failure.subject.as_deref() {
-            // The source could not be read back: the failure is the file's, not stdout's.
-            Some(READ_BACK) => Failure::unusable(&session.name, failure.problem),
-            _ => failure,
-        },
-    )?;
+    // Items are printed as the log spells them; on a terminal, what in them would act on it
+    // is escaped (the same JSON, other bytes).
+    let raw_json = matches!(
+        job,
+        Job::History
+            | Job::View {
+                format: Format::Jsonl | Format::Json,
+                ..
+            }
+    );
+    let safe = raw_json && io::stdout().is_terminal();
+    let written = to_stdout(|out| {
+        if safe {
+            render::render(job, paint, &session, &mut escape::SafeJson::new(&mut *out))
+        } else {
+            render::render(job, paint, &session, out)
+        }
+    })
+    .map_err(|failure| match failure.subject.as_deref() {
+        // The source could not be read back: the failure is the file's, not stdout's.
+        Some(READ_BACK) => Failure::unusable(&session.name, failure.problem),
+        _ => failure,
+    })?;
     if !written {
         return Ok(Status::Success);
     }

@@ -6,8 +6,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let config = rollcall::cli::Cli::parse().resolve();
-    match rollcall::run(&config) {
+    let outcome = match rollcall::cli::Cli::try_parse() {
+        Ok(cli) => rollcall::run(&cli.resolve()),
+        Err(e) => rollcall::answer(&e),
+    };
+    match outcome {
         Ok(status) => status.into(),
         Err(failure) => {
             let message = failure.to_string();

@@ -236,13 +236,10 @@ fn fold_piece<F: Fold>(
             (options.progress)(long.len);
             findings.lines += 1;
             let torn = long.end == LineEnd::Eof;
-            findings.error(
-                findings.lines,
-                ParseError::TooLong {
-                    cap: options.max_line,
-                },
-                torn,
-            );
+            let reason = long.reason.unwrap_or(ParseError::TooLong {
+                cap: options.max_line,
+            });
+            findings.error(findings.lines, reason, torn);
             if long.end == LineEnd::NotRead {
                 findings.stopped_at = Some(findings.lines);
             }

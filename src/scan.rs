@@ -340,7 +340,7 @@ fn look_at(path: PathBuf, agent: Agent, subagent_of: Option<Option<String>>) -> 
         let modified = meta.as_ref()?.modified().ok()?;
         Some(Stamp::from_system_time(modified))
     });
-    let not_regular = meta.as_ref().and_then(|m| kind_of(m));
+    let not_regular = meta.as_ref().and_then(home::not_regular);
     Found {
         size: meta.map_or(0, |m| m.len()),
         stamp,
@@ -350,32 +350,6 @@ fn look_at(path: PathBuf, agent: Agent, subagent_of: Option<Option<String>>) -> 
         not_regular,
         path,
     }
-}
-
-/// What a file that is not a regular one is.
-fn kind_of(meta: &fs::Metadata) -> Option<&'static str> {
-    if meta.is_file() {
-        return None;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return Some("a FIFO");
-        }
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return Some("a device");
-        }
-    }
-    Some(if meta.is_dir() {
-        "a folder"
-    } else {
-        "not a regular file"
-    })
 }
 
 fn is_archived(path: &Path) -> bool {

@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 
 use uuid::Uuid;
 
-use crate::home;
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaudeHome {
     pub dir: PathBuf,
@@ -60,7 +58,7 @@ impl ClaudeHome {
         let mut found: Vec<PathBuf> = projects
             .flatten()
             .map(|project| project.path().join(&name))
-            .filter(|path| home::is_readable_file(path))
+            .filter(|path| !path.is_dir() && path.symlink_metadata().is_ok())
             .collect();
         found.sort();
         found

@@ -75,6 +75,13 @@ impl Kept {
         }
     }
 
+    /// A rollback cut the history at `len`, inside this front: what is left of it stays a front
+    /// (its prefix sums still hold), so the next compaction still costs only what came after.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+        self.sums.truncate(self.len + 1);
+    }
+
     /// The cost of the front's messages from `j` on.
     fn suffix(&self, j: usize) -> u64 {
         self.sums[self.len] - self.sums[j]
@@ -201,9 +208,14 @@ mod tests {
 
     /// The cut message a test makes: what is left of the budget, in bytes.
     fn cut_of(item: Item, tokens: u64) -> Item {
-        let mut cut = item;
+        // Marked as cut by its span's length, which survives being kept again.
+        let span = Span {
+            at: item.span().at,
+            len: 2,
+        };
+        let mut cut = Item::new(0, span, ItemKind::Message, Form::Verbatim);
+        cut.flags.0 = item.flags.0;
         cut.aux = (tokens * 4) as u32;
-        cut.flags.0 |= Flags::STRIPPED; // marks it as cut, for comparing
         cut
     }
 
@@ -228,17 +240,25 @@ mod tests {
         out
     }
 
+    #[derive(Debug, Clone)]
+    enum Step {
+        Message(u32),
+        Compact,
+        Rollback(usize),
+    }
+
     /// What identifies a message for comparing: its span, text length and whether it was cut.
     fn key(item: &Item) -> (u64, u32, bool) {
-        (item.span().at, item.aux, item.has(Flags::STRIPPED))
+        (item.span().at, item.aux, item.span().len == 2)
     }
 
     proptest! {
         #[test]
         fn the_fast_path_walks_as_codex_does(
             steps in prop::collection::vec(prop_oneof![
-                4 => (0u32..40_000).prop_map(Some),
-                1 => Just(None),
+                8 => (0u32..40_000).prop_map(Step::Message),
+                2 => Just(Step::Compact),
+                1 => (0usize..100).prop_map(Step::Rollback),
             ], 1..200),
         ) {
             let mut fast: Vec<Item> = Vec::new();
@@ -248,14 +268,23 @@ mod tests {
                 let at = at as u64;
                 match step {
                     // Small texts often, so that many fit and the budget runs out in the front.
-                    Some(len) => {
+                    Step::Message(len) => {
                         let len = if len % 3 == 0 { len } else { len % 64 };
                         fast.push(message(at, len));
                         plain.push(message(at, len));
                     }
-                    None => {
+                    // A rollback cuts anywhere, the front included.
+                    Step::Rollback(back) => {
+                        let cut = fast.len().saturating_sub(back);
+                        fast.truncate(cut);
+                        plain.truncate(cut);
+                        if let Some(k) = kept.as_mut() {
+                            k.truncate(cut);
+                        }
+                    }
+                    Step::Compact => {
                         let front = match kept.take() {
-                            Some(k) if k.len < fast.len() => k,
+                            Some(k) if k.len <= fast.len() => k,
                             _ => Kept::new(&[]),
                         };
                         let plan = front.plan(&fast);

@@ -5,7 +5,7 @@ use super::calls::CallIds;
 use super::compaction::{self, Kept};
 use super::forms;
 use super::item::{Flags, Form, Item, ItemKind};
-use super::record::{Classified, Meta, NewItem, Record, Spelling};
+use super::record::{Classified, Meta, NewItem, Record, Replacement, Spelling};
 use crate::findings::{Findings, Tally};
 use crate::json;
 use crate::pipeline::{self, Bytes, LineAt};
@@ -91,6 +91,9 @@ pub(crate) struct State {
     pub session_metas: u64,
     pub compactions: u64,
     pub rollbacks: u64,
+    /// History items legacy compactions walked: what they cost. It grows with the log, never
+    /// with its square (a test holds it to that).
+    pub compaction_work: u64,
 }
 
 /// Positions of the user-turn boundaries in the history, ascending: what rollbacks cut at. After a
@@ -272,25 +275,17 @@ impl<'s> Fold<'s> {
                 self.push(item);
             }
             Record::Item(None) | Record::Context | Record::Event => {}
-            Record::Compacted(items) => {
+            Record::Compacted(replacement) => {
                 state.compactions += 1;
-                let items = items
-                    .into_iter()
-                    .map(|new| self.resolve(new, chunk))
-                    .collect();
-                self.replace(items);
+                self.replace(replacement, chunk);
             }
             Record::LegacyCompaction(message) => {
                 state.compactions += 1;
                 self.legacy_compaction(message, chunk);
             }
-            Record::RolledBack(items) => {
+            Record::RolledBack(replacement) => {
                 state.rollbacks += 1;
-                let items = items
-                    .into_iter()
-                    .map(|new| self.resolve(new, chunk))
-                    .collect();
-                self.replace(items);
+                self.replace(replacement, chunk);
             }
             Record::DropTurns(n) => {
                 state.rollbacks += 1;
@@ -354,7 +349,19 @@ impl<'s> Fold<'s> {
         self.state.history.push(item);
     }
 
-    fn replace(&mut self, items: Vec<Item>) {
+    /// Installs a replacement history, its items given their source and call keys.
+    fn replace(&mut self, replacement: Replacement, chunk: &Bytes<'_>) {
+        let Replacement {
+            mut items,
+            call_ids,
+        } = replacement;
+        for item in &mut items {
+            *item = item.in_source(self.src);
+        }
+        for (index, call_id) in call_ids {
+            let key = self.state.calls.key(call_id.map(|span| chunk.get(span)));
+            items[index as usize].aux = key.0;
+        }
         self.boundaries = Boundaries::of(&items);
         self.state.history = items;
         self.kept = None;
@@ -372,9 +379,10 @@ impl<'s> Fold<'s> {
     fn legacy_compaction(&mut self, message: Span, chunk: &Bytes<'_>) {
         let history = &mut self.state.history;
         let kept = match self.kept.take() {
-            Some(kept) if kept.len < history.len() => kept,
+            Some(kept) if kept.len <= history.len() => kept,
             _ => Kept::new(&[]),
         };
+        self.state.compaction_work += (history.len() - kept.len) as u64;
         let plan = kept.plan(history);
         let cut = plan.cut.map(|(item, tokens)| {
             let json = self.read_item(item).unwrap_or_default();
@@ -444,8 +452,8 @@ impl<'s> Fold<'s> {
         let first_turn = history[first];
         history.truncate(cut);
         self.boundaries.truncate(cut);
-        if self.kept.as_ref().is_some_and(|kept| cut <= kept.len) {
-            self.kept = None;
+        if let Some(kept) = self.kept.as_mut() {
+            kept.truncate(cut);
         }
         if cut == first {
             self.strip_first_turn_model_switch(first_turn);
@@ -490,5 +498,65 @@ impl<'s> Fold<'s> {
             self.boundaries = Boundaries::of(&keep);
         }
         self.state.history = keep;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::{self, Load, State};
+
+    /// The work legacy compactions did on `lines` (after a session_meta).
+    fn compaction_work(lines: &[String]) -> (u64, usize) {
+        let mut text = String::from("{\"type\":\"session_meta\",\"payload\":{\"id\":\"t\"}}\n");
+        for line in lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let load = Load {
+            threads: false,
+            max_line: 1 << 20,
+            lineage: false,
+        };
+        let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
+        let State::Codex(state) = &session.state else {
+            panic!("not read as Codex");
+        };
+        (state.compaction_work, state.history.len())
+    }
+
+    fn user(text: &str) -> String {
+        format!(
+            r#"{{"type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}}}"#
+        )
+    }
+
+    const COMPACTED: &str = r#"{"type":"compacted","payload":{"message":""}}"#;
+    const ROLLBACK: &str =
+        r#"{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#;
+
+    /// Regression (issue "quadratic legacy compactions"): each compaction walked the whole
+    /// history, so many of them after many user messages took time in the square of the log.
+    #[test]
+    fn legacy_compactions_cost_what_came_since_the_last_one() {
+        let n = 4000;
+        // Many messages, then a compaction after each new one.
+        let mut lines: Vec<String> = (0..n).map(|i| user(&format!("q{i}"))).collect();
+        for i in 0..n {
+            lines.push(user(&format!("again {i}")));
+            lines.push(COMPACTED.into());
+        }
+        let (work, _) = compaction_work(&lines);
+        assert!(work <= 4 * n as u64, "{work}");
+
+        // Empty messages (they cost no tokens, so all of them stay), then compactions each
+        // undone by a rollback: the rollback cuts into what the compaction kept.
+        let mut lines: Vec<String> = (0..n).map(|_| user("")).collect();
+        for _ in 0..n {
+            lines.push(COMPACTED.into());
+            lines.push(ROLLBACK.into());
+        }
+        let (work, history) = compaction_work(&lines);
+        assert_eq!(history, n);
+        assert!(work <= 4 * n as u64, "{work}");
     }
 }

@@ -176,6 +176,7 @@ pub(crate) fn find_rollout(homes: &[CodexHome], id: Uuid, not: &Path) -> Option<
             .into_iter()
             .filter(|(path, name, _)| {
                 name.rollout == id
+                    && path.is_file()
                     && std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()) != not
             })
             .collect();

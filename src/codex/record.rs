@@ -31,6 +31,14 @@ pub(crate) struct NewItem {
     pub call_id: Option<Span>,
 }
 
+/// A history that replaces the one before: its items, held exactly (a replacement can hold
+/// millions), and the raw `call_id` of each call or output among them, by index.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Replacement {
+    pub items: Vec<Item>,
+    pub call_ids: Vec<(u32, Option<Span>)>,
+}
+
 /// The first `session_meta` decides the thread; later ones are counted.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Meta {
@@ -48,11 +56,11 @@ pub(crate) enum Record {
     /// An item to append; `None` when §4 filters it out.
     Item(Option<NewItem>),
     /// History replaced by a compaction's `replacement_history` (already filtered).
-    Compacted(Vec<NewItem>),
+    Compacted(Replacement),
     /// A compaction without `replacement_history`; the span is its raw `message` string.
     LegacyCompaction(Span),
     /// The mini dialect's rollback: history replaced outright.
-    RolledBack(Vec<NewItem>),
+    RolledBack(Replacement),
     /// Codex's `thread_rolled_back` with `num_turns` > 0.
     DropTurns(u64),
     /// The raw turn id, if any.
@@ -470,12 +478,26 @@ impl Line<'_> {
         kind: &'static str,
         range: Range<usize>,
         origin: u16,
-    ) -> Result<Vec<NewItem>, ParseError> {
+    ) -> Result<Replacement, ParseError> {
         let raw = &self.text[range.clone()];
         if !raw.starts_with('[') {
             return Err(shape(kind, r#""replacement_history" is not an array"#));
         }
-        let mut items = Vec::new();
+        // Counted first, so that the items take exactly their room, not twice it.
+        let mut objects = 0;
+        let mut p = Parser::new(self.text);
+        p.seek(range.start);
+        let counted = p.array(|p| {
+            if p.peek() == Some(b'{') {
+                objects += 1;
+            }
+            Ok(false)
+        });
+        debug_assert!(counted.is_ok(), "the line was validated whole");
+        let mut out = Replacement {
+            items: Vec::with_capacity(objects),
+            call_ids: Vec::new(),
+        };
         let mut p = Parser::new(self.text);
         p.seek(range.start);
         let walked = p.array(|p| {
@@ -483,15 +505,19 @@ impl Line<'_> {
                 return Ok(false);
             }
             let (fields, at) = Fields::read(p)?;
-            match new_item(self.text, self.at, &at, &fields, origin | REPLACEMENT) {
-                Candidate::Item(item) => items.push(item),
-                Candidate::Filtered => {}
-                Candidate::NoType => items.push(untyped(self.at, &at)),
+            let new = match new_item(self.text, self.at, &at, &fields, origin | REPLACEMENT) {
+                Candidate::Item(item) => item,
+                Candidate::Filtered => return Ok(true),
+                Candidate::NoType => untyped(self.at, &at),
+            };
+            if new.item.kind.pairs() {
+                out.call_ids.push((out.items.len() as u32, new.call_id));
             }
+            out.items.push(new.item);
             Ok(true)
         });
         debug_assert!(walked.is_ok(), "the line was validated whole");
-        Ok(items)
+        Ok(out)
     }
 }
 

@@ -19,8 +19,9 @@ pub(super) fn json(session: &Session, out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-/// Compact JSON that also escapes what serde_json leaves raw but a terminal would act on
-/// (DEL, C1 controls, bidirectional overrides), so the report is safe to print as it is.
+/// Compact JSON that also escapes what serde_json leaves raw but a terminal would act on or a
+/// reader would not see (DEL, C1 controls, bidirectional controls, invisible marks), so the
+/// report is safe to print as it is.
 pub(crate) struct TerminalSafe;
 
 impl serde_json::ser::Formatter for TerminalSafe {
@@ -33,7 +34,7 @@ impl serde_json::ser::Formatter for TerminalSafe {
         for (i, c) in fragment.char_indices() {
             if escape::is_unsafe(c) {
                 out.write_all(&fragment.as_bytes()[start..i])?;
-                write!(out, "\\u{:04x}", c as u32)?;
+                escape::json_escape(c, out)?;
                 start = i + c.len_utf8();
             }
         }

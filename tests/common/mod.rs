@@ -4,8 +4,10 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime};
 
 use assert_cmd::Command;
 
@@ -72,4 +74,62 @@ pub fn names_in(dir: &Path) -> Vec<OsString> {
         .collect();
     names.sort();
     names
+}
+
+/// What a run printed, how it ended, and its peak resident memory.
+pub struct Run {
+    pub status: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    /// Peak resident memory, as the kernel counts it; it includes the memory of this process
+    /// when the child was started, so tests that read it keep theirs small.
+    pub peak_kib: i64,
+}
+
+/// Runs `cmd` to its end (at most `limit`: longer is a hang, and fails the test), and measures
+/// its peak resident memory from the kernel's own count (`wait4`).
+// The child is reaped by `wait4`, which std's `Child` does not know of.
+#[allow(clippy::zombie_processes)]
+pub fn run(cmd: &mut std::process::Command, limit: Duration) -> Run {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id() as libc::pid_t;
+    let start = Instant::now();
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    loop {
+        // SAFETY: `pid` is our child, not yet reaped (std's `Child` is never waited on here).
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if reaped == pid {
+            break;
+        }
+        assert!(reaped == 0, "wait4 failed");
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{cmd:?} did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        panic!("{cmd:?} was killed by signal {}", libc::WTERMSIG(status));
+    };
+    Run {
+        status: code,
+        stdout: stdout.join().unwrap(),
+        stderr: String::from_utf8_lossy(&stderr.join().unwrap()).into_owned(),
+        peak_kib: usage.ru_maxrss,
+    }
 }
