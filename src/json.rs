@@ -327,15 +327,37 @@ const SIMPLE_ESCAPE: [bool; 256] = {
 /// every line), so the first 64 bytes are searched eight at a time in a word; longer runs (base64
 /// data, long lines) go to memchr's vector search, then a vectorised check for controls.
 fn special(bytes: &[u8]) -> Option<usize> {
+    // Blocks of 32 are tested without an early exit inside them, which compiles to vector
+    // compares; the block with a hit is searched a word at a time.
+    let mut blocks = bytes.chunks_exact(32);
+    let mut at = 0;
+    for block in &mut blocks {
+        let hits = block
+            .iter()
+            .fold(0u8, |hits, &b| hits | u8::from(is_special(b)));
+        if hits != 0 {
+            return Some(at + in_words(block));
+        }
+        at += 32;
+    }
+    let rest = blocks.remainder();
+    let hit = in_words(rest);
+    (hit < rest.len()).then_some(at + hit)
+}
+
+fn is_special(b: u8) -> bool {
+    (b == b'"') | (b == b'\\') | (b < 0x20)
+}
+
+/// The first special byte of a block (`block.len()` if none), eight bytes at a time.
+fn in_words(block: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     // Marks the bytes of `word` below `n` (n <= 0x80); the lowest mark is exact.
     let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
+    let mut words = block.chunks_exact(8);
     let mut at = 0;
-    while at < 64 {
-        let Some(chunk) = bytes.get(at..at + 8) else {
-            break;
-        };
+    for chunk in &mut words {
         let mut word = [0; 8];
         word.copy_from_slice(chunk);
         let word = u64::from_le_bytes(word);
@@ -343,27 +365,15 @@ fn special(bytes: &[u8]) -> Option<usize> {
             | below(word ^ (ONES * u64::from(b'\\')), 1)
             | below(word, 0x20);
         if marks != 0 {
-            return Some(at + (marks.trailing_zeros() / 8) as usize);
+            return at + (marks.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
-    let rest = &bytes[at..];
-    let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-    let hit = if has_control(&rest[..end]) {
-        rest.iter().position(|&c| c < 0x20)
-    } else {
-        (end < rest.len()).then_some(end)
-    };
-    hit.map(|hit| at + hit)
-}
-
-/// Whether any byte is a control character, which JSON strings may not hold raw. Written without
-/// an early exit so that it compiles to vector instructions.
-fn has_control(bytes: &[u8]) -> bool {
-    bytes
+    let rest = words.remainder();
+    at + rest
         .iter()
-        .fold(0u8, |found, &b| found | u8::from(b < 0x20))
-        != 0
+        .position(|&b| is_special(b))
+        .unwrap_or(rest.len())
 }
 
 /// Whether the text is one valid JSON value, surrounding whitespace allowed.
@@ -376,14 +386,26 @@ pub fn validate(text: &str) -> Result<()> {
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
 /// A lone surrogate escape, which JSON allows but UTF-8 cannot hold, becomes U+FFFD.
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
-    let key = decode_key(raw)?;
-    Some(match key {
-        Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).ok()?),
-        Cow::Owned(bytes) => Cow::Owned(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => lossy_key(e.as_bytes()),
-        }),
-    })
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    // Without escapes, the text is the source's own (valid UTF-8 already: not checked again).
+    if !has_escape(inner) {
+        return Some(Cow::Borrowed(inner));
+    }
+    let bytes = decode_key(raw)?.into_owned();
+    Some(Cow::Owned(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => lossy_key(e.as_bytes()),
+    }))
+}
+
+/// Whether a string's text (quotes stripped) holds a `\` escape.
+fn has_escape(inner: &str) -> bool {
+    // Most decoded strings are short keys and ids: a plain loop beats a memchr call there.
+    if inner.len() < 32 {
+        inner.bytes().any(|b| b == b'\\')
+    } else {
+        memchr::memchr(b'\\', inner.as_bytes()).is_some()
+    }
 }
 
 /// The decoded string as bytes for comparing: UTF-8, except that each lone surrogate escape is
@@ -392,13 +414,7 @@ pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
 /// nor any character. Without a lone surrogate the key is the decoded text itself.
 pub fn decode_key(raw: &str) -> Option<Cow<'_, [u8]>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    // Most decoded strings are short keys and ids: a plain loop beats a memchr call there.
-    let escaped = if inner.len() < 32 {
-        inner.bytes().any(|b| b == b'\\')
-    } else {
-        memchr::memchr(b'\\', inner.as_bytes()).is_some()
-    };
-    if !escaped {
+    if !has_escape(inner) {
         return Some(Cow::Borrowed(inner.as_bytes()));
     }
     let mut out = Vec::with_capacity(inner.len());

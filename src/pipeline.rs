@@ -105,8 +105,9 @@ where
     Ok(())
 }
 
-/// The three stages on three threads. Gives the chunker back, untouched, when a thread cannot be
-/// started (a container's process limit).
+/// The stages on their own threads: a reader, one classifier per core, each taking whole
+/// pieces (no barrier between pieces), and this thread folding them back in input order. Gives
+/// the chunker back, untouched, when no thread can be started (a container's process limit).
 fn staged<R, C, F>(
     chunker: Chunker<R>,
     classify: &C,
@@ -120,35 +121,63 @@ where
     F: Fold<Record = C::Record>,
 {
     let max_line = options.max_line;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // At most this many pieces exist at once (read, being classified, or waiting to be folded):
+    // the reader reads into a buffer only once the fold has given one back. Memory stays
+    // bounded whatever the order pieces finish in, and the reader never waits on a full queue.
+    let buffers = 2 * workers + 1;
+    let (piece_tx, piece_rx) = mpsc::sync_channel::<(u64, io::Result<Option<Piece>>)>(buffers);
+    let piece_rx = std::sync::Mutex::new(piece_rx);
     std::thread::scope(|scope| {
         let (chunker_tx, chunker_rx) = mpsc::channel::<Chunker<R>>();
-        let (piece_tx, piece_rx) = mpsc::sync_channel::<io::Result<Option<Piece>>>(1);
         let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-        let (parsed_tx, parsed_rx) = mpsc::sync_channel(1);
-        let parser = std::thread::Builder::new().spawn_scoped(scope, move || {
-            for next in piece_rx {
-                let classified =
-                    next.map(|piece| piece.map(|p| classify_piece(p, classify, max_line, true)));
-                let stop = !matches!(classified, Ok(Some(_)));
-                if parsed_tx.send(classified).is_err() || stop {
-                    return;
+        for _ in 0..buffers {
+            let _ = empty_tx.send(Vec::new());
+        }
+        // Unbounded, but never longer than the pieces in flight: a full queue here would stall
+        // the classifier of the piece this thread waits for.
+        let (parsed_tx, parsed_rx) = mpsc::channel();
+        let mut started = 0;
+        for _ in 0..workers {
+            let (piece_rx, parsed_tx) = (&piece_rx, parsed_tx.clone());
+            let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
+                loop {
+                    let next = match piece_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, next)) = next else {
+                        return;
+                    };
+                    let classified = next
+                        .map(|piece| piece.map(|p| classify_piece(p, classify, max_line, false)));
+                    if parsed_tx.send((seq, classified)).is_err() {
+                        return;
+                    }
                 }
+            });
+            if worker.is_ok() {
+                started += 1;
             }
-        });
-        if parser.is_err() {
+        }
+        drop(parsed_tx);
+        if started == 0 {
             return Err(chunker);
         }
         // The reader is handed its chunker only once it runs, so a failed start loses nothing;
-        // the parser then ends with the reader's channel.
+        // the classifiers then end with the reader's channel.
         let reader = std::thread::Builder::new().spawn_scoped(scope, move || {
             let Ok(mut chunker) = chunker_rx.recv() else {
                 return;
             };
-            loop {
-                let buf = empty_rx.try_recv().unwrap_or_default();
+            for seq in 0.. {
+                // No buffer back means the fold has stopped.
+                let Ok(buf) = empty_rx.recv() else {
+                    return;
+                };
                 let next = chunker.next_piece(buf);
                 let stop = !matches!(next, Ok(Some(_)));
-                if piece_tx.send(next).is_err() || stop {
+                if piece_tx.send((seq, next)).is_err() || stop {
                     return;
                 }
             }
@@ -159,16 +188,30 @@ where
         if let Err(mpsc::SendError(chunker)) = chunker_tx.send(chunker) {
             return Err(chunker);
         }
-        for next in parsed_rx {
+        // Pieces come back in any order; they are folded in the order they were read.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next_seq = 0;
+        loop {
+            let next = match waiting.remove(&next_seq) {
+                Some(next) => next,
+                None => match parsed_rx.recv() {
+                    Ok((seq, next)) if seq != next_seq => {
+                        waiting.insert(seq, next);
+                        continue;
+                    }
+                    Ok((_, next)) => next,
+                    Err(_) => return Ok(Ok(())),
+                },
+            };
+            next_seq += 1;
             let classified = match next {
                 Ok(Some(classified)) => classified,
-                Ok(None) => break,
+                Ok(None) => return Ok(Ok(())),
                 Err(e) => return Ok(Err(e)),
             };
             let buf = fold_piece(classified, fold, findings, options);
             let _ = empty_tx.send(buf);
         }
-        Ok(Ok(()))
     })
 }
 

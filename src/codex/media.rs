@@ -106,13 +106,13 @@ pub(crate) fn image(url: &str, detail: Detail) -> Image {
     if payload.len() > IMAGE_BASE64_LIMIT {
         return placeholder(IMAGE_TOO_LARGE);
     }
-    let Some(bytes) = base64_decode(payload) else {
+    let Some(len) = base64_len(payload) else {
         return placeholder(IMAGE_PROCESS);
     };
-    let Some(mime) = image_format(&bytes) else {
-        return placeholder(IMAGE_PROCESS);
-    };
-    let Ok(size) = imagesize::blob_size(&bytes) else {
+    // The format and size are in the image's first bytes: only as many are decoded as it takes.
+    let Some((mime, size)) = from_prefix(payload, len, |bytes| {
+        Some((image_format(bytes)?, imagesize::blob_size(bytes).ok()?))
+    }) else {
         return placeholder(IMAGE_PROCESS);
     };
     let (max_side, max_tiles) = detail.limits();
@@ -214,14 +214,17 @@ pub(crate) fn audio_tokens(url: &str) -> u64 {
     if canonical != Some("audio/wav") || !parts.any(|p| p.eq_ignore_ascii_case("base64")) {
         return by_length;
     }
-    match base64_decode(payload).as_deref().and_then(wav_seconds) {
+    let seconds = base64_len(payload)
+        .and_then(|len| from_prefix(payload, len, |bytes| wav_seconds(bytes, len)));
+    match seconds {
         Some(seconds) if seconds.is_finite() => (seconds * 10.0).ceil() as u64,
         _ => by_length,
     }
 }
 
-/// The duration of PCM WAV audio: its data chunk's frames over its sample rate.
-fn wav_seconds(bytes: &[u8]) -> Option<f64> {
+/// The duration of PCM WAV audio of `total` bytes, from its first `bytes` (the headers): its
+/// data chunk's frames over its sample rate.
+fn wav_seconds(bytes: &[u8], total: usize) -> Option<f64> {
     if bytes.len() < 12 || &bytes[..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
         return None;
     }
@@ -244,7 +247,8 @@ fn wav_seconds(bytes: &[u8]) -> Option<f64> {
                 if rate == 0 || block_align == 0 {
                     return None;
                 }
-                let available = bytes.len().saturating_sub(body).min(len);
+                // The samples there are: `bytes` may be the first of `total` bytes.
+                let available = total.saturating_sub(body).min(len);
                 let frames = (available / usize::from(block_align)) as f64;
                 return Some(frames / f64::from(rate));
             }
@@ -253,6 +257,53 @@ fn wav_seconds(bytes: &[u8]) -> Option<f64> {
         at = body + len + (len & 1);
     }
     None
+}
+
+/// `read` of the first bytes that base64 `payload` (valid, decoding to `len` bytes) holds: a
+/// header is read from a few kilobytes; only when that is not enough is more decoded, up to all.
+fn from_prefix<T>(payload: &str, len: usize, read: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
+    let mut decoded = Vec::new();
+    for want in [4 << 10, 256 << 10, len] {
+        let want = want.min(len);
+        decode_prefix(payload, want, &mut decoded);
+        if let Some(found) = read(&decoded) {
+            return Some(found);
+        }
+        if want == len {
+            break;
+        }
+    }
+    None
+}
+
+/// Decodes the first `bytes` bytes of valid base64 `text` into `out` (replacing it).
+fn decode_prefix(text: &str, bytes: usize, out: &mut Vec<u8>) {
+    out.clear();
+    let quads = bytes.div_ceil(3);
+    for quad in text.as_bytes().chunks(4).take(quads) {
+        let d = |i: usize| quad.get(i).copied().and_then(digit).unwrap_or(0);
+        let n =
+            u32::from(d(0)) << 18 | u32::from(d(1)) << 12 | u32::from(d(2)) << 6 | u32::from(d(3));
+        out.extend_from_slice(&n.to_be_bytes()[1..]);
+    }
+    out.truncate(bytes);
+}
+
+/// Whether `c` is a digit of the standard base64 alphabet, without a branch.
+fn is_digit(c: u8) -> bool {
+    (c | 0x20).wrapping_sub(b'a') < 26 || c.wrapping_sub(b'0') < 10 || c == b'+' || c == b'/'
+}
+
+/// Whether every byte is a base64 digit: 32 at a time, without an early exit inside them, so
+/// that the check runs on vector instructions (images are megabytes of base64).
+fn all_digits(bytes: &[u8]) -> bool {
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        if !block.iter().fold(true, |ok, &c| ok & is_digit(c)) {
+            return false;
+        }
+    }
+    blocks.remainder().iter().all(|&c| is_digit(c))
 }
 
 /// The value of a base64 digit of the standard alphabet.
@@ -276,7 +327,7 @@ pub(crate) fn base64_len(text: &str) -> Option<usize> {
     }
     let pad = b.iter().rev().take(2).take_while(|&&c| c == b'=').count();
     let data = &b[..b.len() - pad];
-    if !data.iter().all(|&c| digit(c).is_some()) {
+    if !all_digits(data) {
         return None;
     }
     let last = data.last().copied().and_then(digit).unwrap_or(0);
@@ -289,16 +340,11 @@ pub(crate) fn base64_len(text: &str) -> Option<usize> {
 }
 
 /// The bytes of base64 `text`, checked as [`base64_len`] checks it.
+#[cfg(test)]
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let len = base64_len(text)?;
     let mut out = Vec::with_capacity(len + 2);
-    for quad in text.as_bytes().chunks(4) {
-        let d = |i: usize| quad.get(i).copied().and_then(digit).unwrap_or(0);
-        let n =
-            u32::from(d(0)) << 18 | u32::from(d(1)) << 12 | u32::from(d(2)) << 6 | u32::from(d(3));
-        out.extend_from_slice(&n.to_be_bytes()[1..]);
-    }
-    out.truncate(len);
+    decode_prefix(text, len, &mut out);
     Some(out)
 }
 
@@ -330,6 +376,40 @@ mod tests {
             assert_eq!(base64_len(bad), None, "{bad}");
         }
         assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+    }
+
+    #[test]
+    fn base64_digits_are_the_standard_alphabet() {
+        for c in 0..=255u8 {
+            assert_eq!(is_digit(c), digit(c).is_some(), "{c:#x}");
+        }
+        let mut long = "A".repeat(100);
+        assert!(all_digits(long.as_bytes()));
+        long.replace_range(40..41, "-");
+        assert!(!all_digits(long.as_bytes()));
+        long.replace_range(40..41, "A");
+        long.push('_');
+        assert!(!all_digits(long.as_bytes()));
+    }
+
+    /// A JPEG whose size comes after 300 KiB of other segments: more of it is decoded, as
+    /// needed, and the size read is the one there.
+    #[test]
+    fn an_image_size_deep_in_the_file_is_found() {
+        let mut jpeg = vec![0xFF, 0xD8];
+        for _ in 0..5 {
+            jpeg.extend_from_slice(&[0xFF, 0xE1, 0xFF, 0xFF]);
+            jpeg.extend(std::iter::repeat_n(0x20, 0xFFFF - 2));
+        }
+        // SOF0: length 17, 8 bits, height 2000, width 3000, three components.
+        jpeg.extend_from_slice(&[0xFF, 0xC0, 0x00, 0x11, 0x08, 0x07, 0xD0, 0x0B, 0xB8, 0x03]);
+        jpeg.extend_from_slice(&[1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xFF, 0xD9]);
+        let url = format!("data:image/jpeg;base64,{}", encode(&jpeg));
+        let prepared = image(&url, Detail::Default);
+        assert_eq!(prepared.outcome, Outcome::Keep);
+        assert!(prepared.resize, "3000 x 2000 is over 2048 a side");
+        let size = from_prefix(&url[23..], jpeg.len(), |b| imagesize::blob_size(b).ok()).unwrap();
+        assert_eq!((size.width, size.height), (3000, 2000));
     }
 
     #[test]
@@ -414,6 +494,10 @@ mod tests {
         let url = format!("data:audio/wav;base64,{}", encode(&wav));
         assert_eq!(audio_tokens(&url), 100);
         assert_eq!(audio_tokens("data:audio/mpeg;base64,AAAA"), 7);
+        // Cut short: the samples that are there count (and are past the first bytes decoded).
+        wav.truncate(wav.len() - 40_000);
+        let url = format!("data:audio/wav;base64,{}", encode(&wav));
+        assert_eq!(audio_tokens(&url), 50);
     }
 
     fn encode(bytes: &[u8]) -> String {
