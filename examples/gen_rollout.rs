@@ -1363,17 +1363,27 @@ fn generate(opts: &Opts, out: impl Write) -> io::Result<Stats> {
     Ok(rollout.stats)
 }
 
-fn main() -> io::Result<()> {
-    match run() {
-        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+fn main() -> process::ExitCode {
+    let Err(err) = run() else {
+        return process::ExitCode::SUCCESS;
+    };
+    // A reader that has seen enough (`| head`) is no failure.
+    let closed = err
+        .root_cause()
+        .downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
+    if closed {
+        return process::ExitCode::SUCCESS;
     }
+    let _ = writeln!(io::stderr(), "gen_rollout: {err:#}");
+    process::ExitCode::FAILURE
 }
 
-fn run() -> io::Result<()> {
+fn run() -> anyhow::Result<()> {
+    use anyhow::Context as _;
     let opts = match parse_args(env::args().skip(1)) {
         Ok(Some(opts)) => opts,
-        Ok(None) => return io::stdout().write_all(USAGE.as_bytes()),
+        Ok(None) => return Ok(io::stdout().write_all(USAGE.as_bytes())?),
         Err(message) => {
             eprint!("gen_rollout: {message}\n\n{USAGE}");
             process::exit(2);
@@ -1381,11 +1391,11 @@ fn run() -> io::Result<()> {
     };
     let started = Instant::now();
     let stats = if opts.out == "-" {
-        generate(&opts, io::stdout().lock())?
+        generate(&opts, io::stdout().lock()).context("writing the rollout to standard output")?
     } else {
-        File::create(&opts.out)
-            .and_then(|file| generate(&opts, file))
-            .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", opts.out)))?
+        let file =
+            File::create(&opts.out).with_context(|| format!("cannot create {}", opts.out))?;
+        generate(&opts, file).with_context(|| format!("writing the rollout to {}", opts.out))?
     };
     let seconds = started.elapsed().as_secs_f64();
     let mut err = io::stderr().lock();
@@ -1413,5 +1423,6 @@ fn run() -> io::Result<()> {
         err,
         "elapsed: {seconds:.2} s ({:.0} MiB/s)",
         stats.bytes as f64 / 1_048_576.0 / seconds.max(1e-9)
-    )
+    )?;
+    Ok(())
 }

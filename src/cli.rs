@@ -23,17 +23,20 @@ Examples:
   rollcall repair-view --diff session.jsonl
   rollcall repair-view --modalities text session.jsonl > prompt.jsonl
 
-FILE is a path, `-` for standard input, or a thread id as `codex resume` shows it, looked up
-under $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (CODEX_HOME defaults to ~/.codex).";
+FILE is a path, `-` for standard input, or a session id: a Codex thread id as `codex resume`
+shows it (looked up as Codex does, in $CODEX_HOME, default ~/.codex), or a Claude Code session id
+(looked up in $CLAUDE_CONFIG_DIR/projects, default ~/.claude/projects). Documentation: docs/ in
+the source, and `rollcall man` for the manual page.";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "rollcall",
     version,
-    about = "Replay AI coding agent rollouts and show the repaired history a model would be sent",
-    long_about = "Replay AI coding agent session logs (Codex CLI rollouts and the mini format) \
-                  into the state an agent resumes from, report what is broken, and show the \
-                  repaired prompt view. The log is never changed.",
+    about = "Replay AI coding agent sessions and show the repaired history a model would be sent",
+    long_about = "Replay AI coding agent session logs (Codex CLI rollouts of every era, Claude \
+                  Code sessions, and the mini format) into the state an agent resumes from, \
+                  report what is broken, and show the repaired prompt view. The log is never \
+                  changed.",
     after_help = EXAMPLES
 )]
 pub struct Cli {
@@ -75,21 +78,29 @@ Examples:
   rollcall repair-view --format text --modalities text session.jsonl | less -R")]
     RepairView(RepairViewArgs),
 
-    /// List every Codex rollout on this machine with what is wrong with it, newest first.
+    /// List every Codex and Claude Code session on this machine with what is wrong with it,
+    /// newest first.
     #[command(after_help = "\
 Examples:
-  rollcall scan                      every session under $CODEX_HOME, as a table
+  rollcall scan                      every session of both agents, as a table
   rollcall scan --problems           only the ones with a finding
+  rollcall scan --agent claude       only Claude Code's
   rollcall scan --json | jq -r 'select(.incomplete) | .path'
   rollcall scan ~/backup/codex/sessions
   rollcall scan --strict > /dev/null || echo 'some session is broken'
 
-Status, one word per rollout (the first that applies):
-  unusable    cannot be replayed: unreadable, empty, or no session_meta record
-  damaged     has parse errors (malformed or torn lines were skipped)
-  incomplete  a turn was still open at the end of the file (the agent died mid-turn)
-  repairs     the prompt view inserts outputs for unanswered calls or drops orphan outputs
-  ok          none of the above")]
+Status, one word per session (the first that applies):
+  unusable        cannot be replayed: unreadable, empty, not a session log, not a regular file
+  missing-file    Codex's state database names a rollout file that is not there
+  broken-lineage  a fork's parent rollout (or a Claude Code entry's parent) is missing, or cycles
+  ordinal-fault   a paginated rollout's ordinals repeat, go back, or end missing; or a record
+                  is over 16 MiB
+  damaged         has parse errors (malformed or torn lines were skipped)
+  no-meta         no session_meta record: Codex cannot resume it
+  incomplete      a turn was still open at the end of the file (the agent died mid-turn)
+  unindexed       Codex's state database has no row for it: `codex resume` may not list it
+  repairs         the prompt view inserts outputs for unanswered calls or drops orphan outputs
+  ok              none of the above")]
     Scan(ScanArgs),
 
     /// Print a shell completion script for rollcall.
@@ -102,6 +113,21 @@ Examples:
         /// The shell to complete for.
         #[arg(value_enum)]
         shell: Shell,
+    },
+
+    /// Print a manual page (roff), made from these same definitions: rollcall(1), or a
+    /// command's own page, rollcall-replay(1) and so on.
+    #[command(after_help = "\
+Examples:
+  rollcall man | man -l -
+  rollcall man scan | man -l -
+  for c in '' replay repair-view scan completions man; do
+    rollcall man $c > ~/.local/share/man/man1/rollcall${c:+-$c}.1
+  done")]
+    Man {
+        /// The command whose page to print; none for rollcall(1).
+        #[arg(value_parser = ["replay", "repair-view", "scan", "completions", "man"])]
+        command: Option<String>,
     },
 }
 
@@ -183,8 +209,9 @@ fn parse_truncation(text: &str) -> Result<Truncation, String> {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Folders (or rollout files) to scan instead of $CODEX_HOME/sessions and
-    /// $CODEX_HOME/archived_sessions. Folders are searched recursively for rollout-*.jsonl.
+    /// Folders (or session files) to scan instead of the agents' homes ($CODEX_HOME/sessions,
+    /// $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects). Folders are searched
+    /// recursively for rollout-*.jsonl[.zst] and Claude Code's `<session id>.jsonl` and agent-*.jsonl.
     #[arg(value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
 
@@ -305,6 +332,8 @@ pub enum Task {
     },
     Scan(Scan),
     Completions(Shell),
+    /// A manual page: rollcall's, or one command's.
+    Man(Option<String>),
 }
 
 /// What `rollcall scan` looks at and prints.
@@ -345,7 +374,7 @@ impl Cli {
         let lineage = match &self.command {
             Command::Replay(args) => !args.input.no_lineage,
             Command::RepairView(args) => !args.input.no_lineage,
-            Command::Scan(_) | Command::Completions { .. } => true,
+            Command::Scan(_) | Command::Completions { .. } | Command::Man { .. } => true,
         };
         let task = match self.command {
             Command::Replay(args) => {
@@ -382,6 +411,7 @@ impl Cli {
                 agent: args.agent,
             }),
             Command::Completions { shell } => Task::Completions(shell),
+            Command::Man { command } => Task::Man(command),
         };
         Config {
             task,

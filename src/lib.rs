@@ -106,6 +106,35 @@ pub fn answer(e: &clap::Error) -> Result<Status, Failure> {
     Ok(Status::Success)
 }
 
+/// The manual page of rollcall, or of one of its commands (`rollcall-replay(1)`, as git names
+/// its commands' pages).
+fn manual_page(command: Option<&str>) -> io::Result<Vec<u8>> {
+    let top = cli::Cli::command().disable_help_subcommand(true);
+    let cmd = match command {
+        None => top,
+        Some(name) => {
+            const PAGES: [(&str, &str); 5] = [
+                ("replay", "rollcall-replay"),
+                ("repair-view", "rollcall-repair-view"),
+                ("scan", "rollcall-scan"),
+                ("completions", "rollcall-completions"),
+                ("man", "rollcall-man"),
+            ];
+            let missing = || io::Error::other(format!("no command {name}"));
+            let (_, page) = PAGES.iter().find(|(n, _)| *n == name).ok_or_else(missing)?;
+            let mut top = top;
+            top.build();
+            let sub = top.find_subcommand(name).cloned().ok_or_else(missing)?;
+            sub.name(*page)
+                .bin_name(*page)
+                .version(env!("CARGO_PKG_VERSION"))
+        }
+    };
+    let mut page = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut page)?;
+    Ok(page)
+}
+
 /// Runs one command as `config` says, printing to stdout.
 pub fn run(config: &Config) -> Result<Status, Failure> {
     let paint = Paint(config.color);
@@ -117,6 +146,12 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut cli::Cli::command(), "rollcall", &mut script);
             to_stdout(|out| out.write_all(&script))?;
+            Ok(Status::Success)
+        }
+        Task::Man(command) => {
+            let page = manual_page(command.as_deref())
+                .map_err(|e| Failure::unusable("<manual page>", e))?;
+            to_stdout(|out| out.write_all(&page))?;
             Ok(Status::Success)
         }
     }

@@ -271,3 +271,37 @@ fn terminal_output_never_carries_raw_control_characters() {
         assert!(text.contains(shown), "{args:?}: escape not shown:\n{text}");
     }
 }
+
+/// `rollcall man` prints rollcall(1), and `rollcall man CMD` each command's page, made from the
+/// same definitions as --help: every option of a command is on its page.
+#[test]
+fn manual_pages_for_rollcall_and_each_command() {
+    let page = |args: &[&str]| {
+        let out = rollcall().arg("man").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let top = page(&[]);
+    assert!(top.starts_with(".ie \\n(.g .ds Aq"), "{top}");
+    assert!(top.contains(".TH rollcall 1"), "{top}");
+    for command in ["replay", "repair-view", "scan", "completions", "man"] {
+        assert!(top.contains(&format!("rollcall\\-{}(1)", command.replace('-', "\\-"))));
+        let own = page(&[command]);
+        let title = format!(".TH rollcall-{command} 1 ");
+        assert!(own.contains(&title), "{own}");
+        assert!(own.contains(env!("CARGO_PKG_VERSION")), "{own}");
+    }
+    for flag in [
+        "truncation",
+        "no\\-resume\\-prep",
+        "modalities",
+        "no\\-lineage",
+    ] {
+        assert!(
+            page(&["repair-view"]).contains(&format!("\\-\\-{flag}")),
+            "{flag}"
+        );
+    }
+    assert!(page(&["scan"]).contains("broken\\-lineage"));
+    rollcall().args(["man", "nothing"]).assert().code(2);
+}
