@@ -6,12 +6,15 @@
 
 For every generated rollout it runs, on the binary and on the model:
   replay FILE, replay - (stdin), repair-view FILE, repair-view --modalities M FILE for
-  M in text / text,image / text,audio / text,image,audio, and replay --report --json FILE;
+  M in text / text,image / text,audio / text,image,audio, repair-view with --truncation
+  tokens:3 / bytes:7 / tokens:0 / none and --no-resume-prep (SPEC §8), and
+  replay --report --json FILE;
 then checks exit codes, stdout (verbatim items byte for byte, synthetic/changed items by JSON
-value), the report keys of SPEC §7, one-line stderr naming the file on errors, idempotence of
-repair-view (its output wrapped as a mini rollout and normalized again must not change),
-determinism, and that the source file is untouched. Mismatches are grouped into classes; for
-each class the smallest failing case is kept under --keep and shrunk line by line.
+value and then by bytes, since the model writes the conventional bytes of conventions.md), the
+report keys of SPEC §7, one-line stderr naming the file on errors, idempotence of repair-view
+(its output wrapped as a mini rollout and normalized again must not change), determinism, and
+that the source file is untouched. Mismatches are grouped into classes; for each class the
+smallest failing case is kept under --keep and shrunk line by line.
 """
 
 import argparse
@@ -32,6 +35,9 @@ import gen_cases  # noqa: E402
 import model  # noqa: E402
 
 MODALITY_SETS = ["text", "text,image", "text,audio", "text,image,audio"]
+# SPEC §8 options of repair-view, run with the default modalities.
+PREP_SETS = [["--truncation", "tokens:3"], ["--truncation", "bytes:7"], ["--truncation", "tokens:0"],
+             ["--truncation", "none"], ["--no-resume-prep"]]
 REPORT_KEYS = ["thread_id", "parse_errors", "error_lines", "history_items", "incomplete_turn",
                "incomplete_turn_id", "repairs.missing_outputs", "repairs.orphan_outputs"]
 # Not required by SPEC §7's JSON list, compared only when the binary prints them.
@@ -148,6 +154,9 @@ def compare_jsonl(label, m, b):
                 out.append((f"{label}: {what} is not valid JSON (type {t})", f"line {i + 1}: {e}\n binary: {short(bl)}"))
                 continue
             if jload(ml) == bv:
+                if ml != bl:
+                    out.append((f"{label}: {what} has the right value but not the conventional bytes (type {t})",
+                                f"line {i + 1}\n model : {short(ml)}\n binary: {short(bl)}"))
                 continue
             try:
                 loose = jload(ml, exact=False) == jload(bl, exact=False)
@@ -205,18 +214,16 @@ def check_stderr(label, path, b):
 
 
 def wrap_for_idempotence(lines):
+    """The view as a mini rollout whose history is installed by a `compacted` replacement history
+    (which filters nothing but ghost snapshots, so `system` messages and untyped objects stay) and
+    gets no resume preparation (§8 is for Codex records)."""
     out = [b'{"type":"session_meta","thread_id":"idempotence"}']
-    typed = []
     for ln in lines:
         try:
-            v = jload(ln)
+            jload(ln)
         except Exception:
             return None
-        typed.append(isinstance(v, dict) and isinstance(v.get("type"), str))
-    if all(typed):
-        out += [b'{"type":"item","item":' + ln + b"}" for ln in lines]
-    else:  # an item without a string `type` cannot be an item record; a replacement history keeps it
-        out.append(b'{"type":"compacted","replacement_history":[' + b",".join(lines) + b"]}")
+    out.append(b'{"type":"compacted","replacement_history":[' + b",".join(lines) + b"]}")
     return b"\n".join(out) + b"\n"
 
 
@@ -277,6 +284,12 @@ def check_case(runner, data, only=None):
             b3 = runner.bin(margs)
             if b3[:2] != b[:2]:
                 res.append(("repair-view: output differs between two runs", ""))
+    for extra in PREP_SETS:
+        label = "repair-view " + " ".join(extra)
+        if not want(label):
+            continue
+        margs = ["repair-view"] + extra + [path]
+        res += compare_jsonl(label, model.run(margs, data), runner.bin(margs))
     if want("report"):
         b = runner.bin(["replay", "--report", "--json", path])
         res += compare_report(model.run(["report", path], data), b)
@@ -297,17 +310,21 @@ def cli_checks(runner):
     open_turn = runner.write(meta + b'{"type":"turn_started","turn_id":"t"}\n')
     empty = runner.write(b"")
     nometa = runner.write(b'{"type":"item","item":{"type":"x"}}\n')
+    notarollout = runner.write(b'{"type":"thread_goal","payload":{}}\nnot json\n[1]\n')
     missing = os.path.join(runner.tmp, "does-not-exist.jsonl")
     cases = [
         (["replay", good], 0), (["repair-view", good], 0), (["replay", "--report", good], 0),
         (["replay", "--report", "--json", good], 0), (["repair-view", "--format", "json", good], 0),
         (["repair-view", "--format", "text", good], 0), (["replay", noisy], 0), (["replay", open_turn], 0),
         (["replay", "--strict", noisy], 3), (["replay", "--strict", open_turn], 3), (["replay", "--strict", good], 0),
-        (["repair-view", "--strict", noisy], 3), (["replay", empty], 1), (["replay", nometa], 1),
-        (["repair-view", empty], 1), (["replay", "--report", "--json", nometa], 1), (["replay", missing], 1),
+        (["repair-view", "--strict", noisy], 3), (["replay", empty], 1), (["replay", nometa], 0),
+        (["replay", "--strict", nometa], 3), (["replay", notarollout], 1), (["repair-view", notarollout], 1),
+        (["repair-view", empty], 1), (["replay", "--report", "--json", nometa], 0), (["replay", missing], 1),
         (["replay", runner.tmp], 1), (["repair-view", "--modalities", "video", good], 2),
         (["repair-view", "--modalities", "", good], 2), ([], 2), (["replay"], 2), (["frobnicate", good], 2),
-        (["replay", "--no-such-flag", good], 2),
+        (["replay", "--no-such-flag", good], 2), (["repair-view", "--truncation", "tokens", good], 2),
+        (["repair-view", "--truncation", "lines:5", good], 2), (["repair-view", "--truncation", "none", good], 0),
+        (["repair-view", "--no-resume-prep", good], 0),
     ]
     for args, want in cases:
         code, out, err = runner.bin(args)
@@ -340,7 +357,7 @@ def cli_checks(runner):
 
 
 def label_of(cls):
-    return cls.split(":")[0]
+    return cls.split(": ", 1)[0]
 
 
 def split_lines(data):
@@ -440,6 +457,7 @@ def main():
     n_edge = sum(1 for c in cases if c[2])
     print(f"cases: {len(cases)} ({len(cases) - n_edge} core, {n_edge} edge); failing cases: {failing_cases}")
     labels = (["replay", "replay -", "repair-view"] + [f"repair-view --modalities {m}" for m in MODALITY_SETS]
+              + ["repair-view " + " ".join(x) for x in PREP_SETS]
               + ["idempotence"] + [f"idempotence --modalities {m}" for m in MODALITY_SETS] + ["report"])
     print("mismatching cases per command:")
     for lab in labels + sorted(set(per_label) - set(labels)):

@@ -6,6 +6,12 @@
 profile `core` only produces inputs whose meaning SPEC.md states plainly; `edge` also produces
 inputs where the spec needs reading closely or is silent (lone surrogates, 1e400, duplicate
 keys, non-string ids, `payload: null`, exotic whitespace, ...). `mixed` (default) picks per file.
+Besides the records of §1-§4, files carry the material of the later sections: every contextual
+fragment of §2.1 and near misses, developer context and `<model_switch>` bundles with turn ids,
+inter_agent_communication records and inter-agent assistant messages, legacy compactions and
+rollbacks inside turn scenarios, image / audio parts with real tiny media headers and broken URLs
+(§8 R2), array outputs with encrypted and unknown elements (§8 R1), and 2025 pre-envelope files
+(§9, dialect codex-2025).
 Each case is a pure function of (seed, index, profile).
 """
 
@@ -132,11 +138,60 @@ class Writer:
 FRAGMENTS = [
     ("# AGENTS.md instructions for ", "</INSTRUCTIONS>"),
     ("<environment_context>", "</environment_context>"),
-    ("<user_instructions>", "</user_instructions>"),
+    ("<user_instructions>", "</user_instructions>"),  # no longer contextual (SPEC §2.1)
     ("<skill>", "</skill>"),
     ("<user_shell_command>", "</user_shell_command>"),
     ("<turn_aborted>", "</turn_aborted>"),
     ("<subagent_notification>", "</subagent_notification>"),
+    ("<recommended_plugins>", "</recommended_plugins>"),
+]
+
+# Case-sensitive fragments of SPEC §2.1 (whole texts), and near misses.
+EXACT_FRAGMENTS = [
+    "<external_slack>ping</external_slack>", "<external_></external_>", "<external_a b>x</external_a b>",
+    "<external_Slack>x</external_slack>", "<goal_context>ship it</goal_context>",
+    '<codex_internal_context source="memory">m</codex_internal_context>',
+    '<codex_internal_context source="Memory">m</codex_internal_context>',
+    '<codex_internal_context source="">m</codex_internal_context>',
+    '<hook_prompt hook_run_id="h1">run the linter</hook_prompt>',
+    '<hook_prompt hook_run_id=" ">blank id</hook_prompt>', '<hook_prompt hook_run_id="h2"></hook_prompt>',
+    '<other hook_run_id="h3">any root name</other>', '<hook_prompt hook_run_id="h4">x</hook_prompt> trailing',
+    "Warning: The maximum number of unified exec processes you can keep open is 8.",
+    "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.",
+    "Warning: apply_patch was requested via exec_command.",
+    "Warning: Your account was flagged for potentially high-risk cyber activity.",
+]
+
+DEV_MARKERS = ["<permissions instructions>", "Approved command prefix saved:", "<collaboration_mode>", "<tools>",
+               "<context_window>", "<context_window_guidance>", "<PERMISSIONS INSTRUCTIONS>", "<not_a_marker>"]
+MODEL_SWITCH = ("<model_switch>\nThe user was previously using a different model. Please continue the conversation "
+                "according to the following instructions:\n\nBe brief.\n</model_switch>")
+SUMMARY_PREFIX = ("Another language model started to solve this problem and produced a summary of its thinking "
+                  "process. You also have access to the state of the tools that were used by that language model. "
+                  "Use this to build on the work that has already been done and avoid duplicating work. Here is the "
+                  "summary produced by the other language model, use the information in this summary to assist with "
+                  "your own analysis:")
+
+# Media for SPEC §8 R2: tiny real headers.
+PNG_1x1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+PNG_BIG = "iVBORw0KGgoAAAANSUhEUgAACAEAAAABCAMAAAAA"  # header of a 2049x1 PNG (would resize)
+GIF_1x1 = "R0lGODlhAQABAIAAAP///wAAACwAAAAAAQABAAACAkQBADs="
+JPEG_HDR = "/9j/4AAQSkZJRgABAQAAAQABAAD/wAARCAAIAAgDASIAAhEBAxEB/9k="
+WEBP_1x1 = "UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=="
+WAV_SHORT = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=="
+IMAGE_URLS = [
+    "data:image/png;base64," + PNG_1x1, "data:image/jpeg;base64," + PNG_1x1, "DATA:image/png;BASE64," + PNG_1x1,
+    "data:image/png;name=a.png;base64," + PNG_1x1, "data:;base64," + PNG_1x1, "data:image/gif;base64," + GIF_1x1,
+    "data:image/png;base64," + GIF_1x1, "data:image/jpg;base64," + JPEG_HDR, "data:image/webp;base64," + WEBP_1x1,
+    "data:image/png;base64," + PNG_BIG, "data:image/png;base64,iVBORw0KGgo=", "data:image/png;base64,%%%",
+    "data:image/png," + PNG_1x1, "data:image/png;base64", "https://example.com/a.png", "HTTP://example.com/b.png",
+    "file:///tmp/c.png", " https://example.com/d.png", "", "data:image/png;base64,bm90IGFuIGltYWdl",
+]
+AUDIO_URLS = [
+    "data:audio/wav;base64," + WAV_SHORT, "data:audio/x-wav;base64," + WAV_SHORT, "data:audio/mp3;base64,YXVkaW8=",
+    "data:audio/webm;codecs=opus;base64,YXVkaW8=", "data:audio/flac,xyz", "data:audio/aac;base64,YXVkaW8=",
+    "data:audio/wav;base64,YXVkaW9=", "https://example.com/a.wav", "audio:one", "data:;base64,YXVkaW8=",
+    "data:audio/wav;base64,",
 ]
 
 TEXTS = [
@@ -196,6 +251,10 @@ class Gen:
         rng = self.rng
         if self.p(0.25):
             return self.fragment_text()
+        if self.p(0.06):
+            return rng.choice(EXACT_FRAGMENTS)
+        if self.p(0.04):
+            return rng.choice(["caf\u00e9 ", "\u65e5\u672c ", "\U0001f600", "ab"]) * rng.choice([5, 9, 40])
         t = rng.choice(TEXTS)
         if self.edge and self.p(0.05):
             t += "\ud800 lone"
@@ -275,42 +334,118 @@ class Gen:
         if kind == "input_text":
             return self.build([("type", "input_text"), ("text", self.text())])
         if kind == "input_image":
-            return self.build([("type", "input_image"), ("image_url", "data:image/png;base64,iVBORw0KGgo="),
-                               ("detail", "auto") if self.p(0.5) else None])
+            url = rng.choice(IMAGE_URLS) if self.p(0.7) else "data:image/png;base64,iVBORw0KGgo="
+            return self.build([("type", "input_image"), ("image_url", url),
+                               ("detail", rng.choice(["auto", "low", "high", "original"])) if self.p(0.5) else None])
         if kind == "input_audio":
-            return self.build([("type", "input_audio"), ("input_audio", {"data": "UklGRg==", "format": "wav"})])
+            if self.p(0.3):
+                return self.build([("type", "input_audio"), ("input_audio", {"data": "UklGRg==", "format": "wav"})])
+            return self.build([("type", "input_audio"), ("audio_url", rng.choice(AUDIO_URLS))])
+        if kind == "encrypted_content":
+            return self.build([("type", "encrypted_content"), ("encrypted_content", "gAAAA")])
         if kind == "output_text":
             return self.build([("type", "output_text"), ("text", self.text()), ("annotations", [])])
         return self.build([("type", "input_file"), ("file_id", "file_1")])
 
+    def passthrough(self):
+        m = self.rng.random()
+        if m < 0.6:
+            return None
+        pairs = []
+        if self.p(0.8):
+            pairs.append(("turn_id", self.rng.choice(self.turn_ids + [""]) if self.p(0.9) else None))
+        if self.p(0.5):
+            pairs.append(("create_time", self.number() if self.p(0.8) else None))
+        if self.p(0.1):
+            pairs.append(("executed_tool_calls", [1]))
+        return ("internal_chat_message_metadata_passthrough", self.build(pairs) if self.p(0.95) else None)
+
+    def labelled_media(self):
+        rng = self.rng
+        kind = rng.choice(["image", "audio"])
+        media = self.part("input_" + kind)
+        open_ = rng.choice(["<%s>" % kind, '<%s name="a.png">' % kind, "<%s name=x>" % kind, "<Image>"])
+        parts = [self.build([("type", "input_text"), ("text", open_)]), media]
+        if self.p(0.7):
+            parts.append(self.build([("type", "input_text"), ("text", "</%s>" % kind)]))
+        return parts
+
     def message(self, role=None):
         rng = self.rng
-        role = role or rng.choice(["user"] * 6 + ["assistant"] * 3 + ["developer", "system"])
+        role = role or rng.choice(["user"] * 6 + ["assistant"] * 3 + ["developer", "developer", "system"])
         parts = [self.part() for _ in range(rng.choice([0, 1, 1, 1, 2, 3]))]
+        if role == "developer" and self.p(0.6):
+            parts = [self.build([("type", "input_text"), ("text", rng.choice([MODEL_SWITCH, "  " + MODEL_SWITCH.upper()])
+                                  if self.p(0.3) else rng.choice(DEV_MARKERS) + "\nbody")]) for _ in range(rng.randint(1, 3))] + parts
+        if role == "user" and self.p(0.1):
+            parts = self.labelled_media() + parts
+        if role == "user" and self.p(0.05):
+            parts = [self.build([("type", "input_text"), ("text", SUMMARY_PREFIX + rng.choice(["\nold summary", " no newline"]))])]
+        if role == "assistant" and self.p(0.15):
+            parts = [self.build([("type", rng.choice(["output_text", "input_text"])), ("text", self.iac_json())])]
         content = parts
         if self.edge and self.p(0.05):
             content = self.text()
         elif self.p(0.03):
             content = rng.choice([[1, None, "x"], []])
         return self.build([("type", "message"), ("role", role), ("content", content), *self.extras(),
-                           ("id", "msg_%d" % self.ids) if self.p(0.3) else None])
+                           ("id", "msg_%d" % self.ids) if self.p(0.3) else None, self.passthrough()])
+
+    def agent_path(self):
+        rng = self.rng
+        if self.p(0.85):
+            return rng.choice(["/root", "/root/worker", "/root/worker_1/sub", "/morpheus"])
+        return rng.choice(["/worker", "/root/", "/root/root", "/root/Worker", "/root/my-worker", "root/x", 5])
+
+    def iac_payload(self):
+        """An InterAgentCommunication object (valid most of the time)."""
+        rng = self.rng
+        pairs = [("author", self.agent_path()), ("recipient", self.agent_path()),
+                 ("content", self.text() if self.p(0.95) else 7)]
+        m = rng.random()
+        if m < 0.85:
+            pairs.append(("trigger_turn", rng.choice([True, False])))
+        elif m < 0.95:
+            pairs.append(("trigger_turn", rng.choice(["true", 1, None])))
+        if self.p(0.3):
+            pairs.append(("id", rng.choice(["iac_%d" % self.ids, None, ""])))
+        if self.p(0.3):
+            pairs.append(("encrypted_content", rng.choice(["gAAAAB", "", None])))
+        if self.p(0.2):
+            pairs.append(("other_recipients", rng.choice([[], ["/root/a"], ["x"], None])))
+        pt = self.passthrough()
+        if pt is not None:
+            pairs.append(pt)
+        if self.p(0.03):
+            pairs.append(("author", "/root/dup"))
+        return self.build(pairs)
+
+    def iac_json(self):
+        return Writer(self.rng, False).dump(self.iac_payload())
 
     def output_payload(self):
         if self.p(0.6):
             return self.text() if self.p(0.5) else "ok"
-        return [self.part(self.rng.choice(["input_text", "input_image", "input_audio", "input_image"]))
-                for _ in range(self.rng.randint(0, 3))]
+        if self.p(0.03):
+            return self.rng.choice([{"content": "x", "success": True}, None, 5])
+        return [self.part(self.rng.choice(["input_text", "input_text", "input_image", "input_audio", "input_image",
+                                           "encrypted_content", "output_text"]))
+                for _ in range(self.rng.randint(0, 4))]
 
     def item(self):
         rng = self.rng
         k = rng.choices(
             ["message", "function_call", "function_call_output", "local_shell_call", "custom_tool_call",
              "custom_tool_call_output", "tool_search_call", "tool_search_output", "image_generation_call",
-             "ghost_snapshot", "reasoning", "web_search_call", "future_item", "compaction"],
-            [10, 5, 5, 2, 2, 2, 2, 2, 2, 1, 2, 1, 1, 1],
+             "ghost_snapshot", "reasoning", "web_search_call", "future_item", "compaction", "agent_message"],
+            [10, 5, 5, 2, 2, 2, 2, 2, 2, 1, 2, 1, 1, 1, 1],
         )[0]
         if k == "message":
             return self.message()
+        if k == "agent_message":
+            return self.build([("type", "agent_message"), ("author", "/root/worker"), ("recipient", "/root"),
+                               ("content", [self.build([("type", "input_text"), ("text", self.text())])]),
+                               self.passthrough()])
         if k == "function_call":
             return self.build([("type", "function_call"), self.an_id("fc"), self.a_call_id(),
                                ("name", "shell"), ("arguments", '{"cmd":["ls"]}'), *self.extras()])
@@ -523,6 +658,8 @@ class Gen:
             if codex or self.p(0.3):
                 return w.line(self.codex("event_msg", self.build([("type", "thread_rolled_back"), ("num_turns", self.rollback_n())])))
             return w.line(self.build([("type", "rolled_back"), ("replacement_history", self.history_array())]))
+        if k == "other_codex" and self.p(0.4):
+            return w.line(self.codex("inter_agent_communication", self.iac_payload()))
         if k == "other_codex":
             kind = rng.choice(["turn_context", "inter_agent_communication", "inter_agent_communication_metadata",
                                "world_state", "token_usage_record", "retained_context", "security_risk_score",
@@ -566,13 +703,47 @@ def scenario(g, w):
         return item(g.build([("type", "message"), ("role", "user"), ("content", [g.build([("type", "input_text"), ("text", text)])])]))
 
     for t in range(rng.randint(1, 5)):
+        tid = rng.choice(g.turn_ids)
+        pt = ("internal_chat_message_metadata_passthrough", {"turn_id": tid}) if g.p(0.5) else None
+        if g.p(0.4):
+            dev = [g.build([("type", "input_text"), ("text", rng.choice([MODEL_SWITCH, rng.choice(DEV_MARKERS) + "\nx"]))])
+                   for _ in range(rng.randint(1, 3))]
+            lines.append(item(g.build([("type", "message"), ("role", "developer"), ("content", dev), pt])))
         if g.p(0.5):
             lines.append(user(g.fragment_text()))
-        lines.append(user("turn %d %s" % (t, rng.choice(TEXTS))))
+        if g.p(0.2):
+            lines.append(w.line(g.codex("inter_agent_communication", g.iac_payload())))
+        elif g.p(0.1):
+            lines.append(item(g.build([("type", "message"), ("role", "user"), ("content", g.labelled_media()), pt])))
+        else:
+            lines.append(item(g.build([("type", "message"), ("role", "user"), ("content", [g.build(
+                [("type", "input_text"), ("text", "turn %d %s" % (t, rng.choice(TEXTS)) if g.p(0.97) else "long " * 17000)])]), pt])))
         for _ in range(rng.randint(0, 3)):
             lines.append(item(g.item()))
         if g.p(0.3):
             lines.append(w.line(g.codex("event_msg", g.event())))
+        if g.p(0.15):
+            lines.append(w.line(g.codex("compacted", g.build([("message", rng.choice(["", "sum", SUMMARY_PREFIX + "\ns"]))]))))
+        if g.p(0.15):
+            lines.append(w.line(g.codex("event_msg", g.build([("type", "thread_rolled_back"), ("num_turns", rng.randint(1, 4))]))))
+    return lines
+
+
+def pre_envelope(g, w):
+    """A 2025 pre-envelope rollout (SPEC §9, dialect codex-2025)."""
+    rng = g.rng
+    tid = "%08x-1111-4222-8333-%012x" % (rng.getrandbits(32), rng.getrandbits(48))
+    lines = [w.line(g.build([("id", tid), ("timestamp", "2025-07-01T10:00:00.000Z"),
+                             ("instructions", None) if g.p(0.5) else None,
+                             ("git", {"commit_hash": "abc"}) if g.p(0.3) else None]))]
+    for _ in range(rng.randint(1, 25)):
+        m = rng.random()
+        if m < 0.25:
+            lines.append(w.line(O(("record_type", "state"))))
+        elif m < 0.3:
+            lines.append(g.garbage(w) if g.p(0.5) else rng.choice([b"", b"  "]))
+        else:
+            lines.append(w.line(g.item()))
     return lines
 
 
@@ -591,6 +762,11 @@ def generate(seed, index, profile="mixed"):
         return b"", edge
     if m < 0.03:
         return rng.choice([b"\n\n", b"   \n\t\n", b"\xef\xbb\xbf", b"\xef\xbb\xbf\n \n", b"\r\n"]), edge
+
+    if rng.random() < 0.06:
+        lines = pre_envelope(g, w)
+        data = b"".join(ln + (b"\r\n" if edge and g.p(0.3) else b"\n") for ln in lines)
+        return data, edge
 
     codex_share = rng.choice([0.0, 1.0, 0.5, 0.8, 0.2])
     lines = []

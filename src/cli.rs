@@ -133,8 +133,9 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// The rollout to read: a path, `-` for standard input, or a thread id (looked up under
-    /// $CODEX_HOME; a path that exists wins).
+    /// The session log to read: a path, `-` for standard input, or a session id (a Codex thread
+    /// id, looked up as `codex resume` finds it, or a Claude Code session id; a path that exists
+    /// wins).
     #[arg(value_name = "FILE")]
     pub file: OsString,
 
@@ -219,7 +220,7 @@ pub struct ScanArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Show only rollouts with a finding: unusable, damaged, incomplete, or needing repairs.
+    /// Show only sessions with a finding: every status but `ok`.
     #[arg(long)]
     pub problems: bool,
 

@@ -241,7 +241,7 @@ fn run_scan(config: &Config, scan: &cli::Scan, paint: Paint) -> Result<Status, F
     if !written {
         return Ok(Status::Success);
     }
-    let failing = rows.iter().any(|row| row.health().fails_strict());
+    let failing = rows.iter().any(scan::Row::fails_strict);
     Ok(if scan.strict && failing {
         Status::Findings
     } else {

@@ -397,17 +397,18 @@ fn claude_keys(
         sidechain_entries: state.sidechain_entries,
         subagent: state.subagent,
     };
+    // A block with no string id is listed as null, as a Codex call id that is no string is
+    // listed as the JSON value it was.
+    let id = |&id: &u32| {
+        if id == crate::claude::chain::NONE {
+            IdRef::Value(serde_json::Value::Null)
+        } else {
+            IdRef::Str(view.id_text(id))
+        }
+    };
     let repairs = Repairs {
-        missing_outputs: view
-            .missing
-            .iter()
-            .map(|&id| IdRef::Str(view.id_text(id)))
-            .collect(),
-        orphan_outputs: view
-            .orphans
-            .iter()
-            .map(|&id| IdRef::Str(view.id_text(id)))
-            .collect(),
+        missing_outputs: view.missing.iter().map(id).collect(),
+        orphan_outputs: view.orphans.iter().map(id).collect(),
         media: None,
     };
     Ok((keys, repairs, view.incomplete, state.history.len() as u64))

@@ -65,6 +65,8 @@ pub struct Findings {
     /// A parent rollout is missing or the chain cycles (Codex); a parent entry is missing or
     /// the chain cycles (Claude Code).
     pub broken_lineage: bool,
+    /// `replay --strict` on the file would fail.
+    pub fails_strict: bool,
     /// For a subagent's transcript: the session id its entries name.
     pub session: Option<Box<str>>,
 }
@@ -118,21 +120,6 @@ impl Health {
     pub fn is_problem(self) -> bool {
         self != Health::Ok
     }
-
-    /// Whether `--strict` fails on it: what would make `replay --strict` on the file fail, and a
-    /// file `codex resume` cannot find.
-    pub fn fails_strict(self) -> bool {
-        match self {
-            Health::Unusable
-            | Health::MissingFile
-            | Health::BrokenLineage
-            | Health::OrdinalFault
-            | Health::Damaged
-            | Health::NoMeta
-            | Health::Incomplete => true,
-            Health::Unindexed | Health::Repairs | Health::Ok => false,
-        }
-    }
 }
 
 impl Row {
@@ -160,6 +147,15 @@ impl Row {
             _ => return None,
         };
         Some(why.into())
+    }
+
+    /// Whether `--strict` fails on it: a file that cannot be used or that `codex resume` cannot
+    /// find, or what makes `replay --strict` on the file fail (a record over 16 MiB alone does
+    /// not, though its status is `ordinal-fault`).
+    pub fn fails_strict(&self) -> bool {
+        self.missing_file.is_some()
+            || self.outcome.as_ref().is_err_and(|_| true)
+            || self.outcome.as_ref().is_ok_and(|f| f.fails_strict)
     }
 
     pub fn health(&self) -> Health {
@@ -285,8 +281,9 @@ pub fn files(roots: &Roots, warnings: &mut Vec<String>) -> Vec<Found> {
     let mut paths: Vec<(PathBuf, Agent, Option<Option<String>>)> = Vec::new();
     for (root, agent) in &roots.places {
         if !root.is_dir() {
+            // A file named on the command line: its agent is settled once it is read.
             let agent = agent.unwrap_or_else(|| guess_agent(root));
-            paths.push((root.clone(), agent, None));
+            paths.push((root.clone(), agent, crate::claude::home::subagent_of(root)));
             continue;
         }
         if agent.is_none_or(|a| a == Agent::Codex) {
@@ -379,7 +376,7 @@ pub fn rows(
         found.into_iter().map(one).collect()
     };
     if let Some(indexed) = roots.codex_home.as_ref().and_then(codex_home::thread_rows) {
-        index(&mut rows, &indexed);
+        index(&mut rows, &indexed, roots);
     }
     rows.sort_by(|a, b| {
         b.found
@@ -403,18 +400,24 @@ fn row(mut found: Found, load: Load, homes: &Homes, read: &(dyn Fn(u64) + Sync))
     let input = Input::Path(found.path.clone());
     let outcome = match session::load(&input, load, homes, &mut |bytes| read(bytes)) {
         Ok(session) => match Report::new(&session) {
-            // A Claude Code session is dated by its first entry, not by when its file last
-            // changed.
-            Ok(report) if found.agent == Agent::Claude => {
-                if let session::State::Claude(state) = &session.state
-                    && let Some((_, seconds)) = state.started
-                {
-                    found.stamp = Some(Stamp::from_unix(seconds));
+            // A Claude Code session (whatever its file is called) is dated by its first entry,
+            // not by when its file last changed.
+            Ok(report) => {
+                match &session.state {
+                    session::State::Claude(state) => {
+                        found.agent = Agent::Claude;
+                        if let Some((_, seconds)) = state.started {
+                            found.stamp = Some(Stamp::from_unix(seconds));
+                        }
+                        if state.subagent && found.subagent_of.is_none() {
+                            found.subagent_of = Some(None);
+                        }
+                    }
+                    session::State::Codex(_) => found.agent = Agent::Codex,
                 }
                 Ok(findings(&report, &session))
             }
             Err(e) => Err(format!("changed while being read: {e}")),
-            Ok(report) => Ok(findings(&report, &session)),
         },
         Err(failure) => Err(failure.problem),
     };
@@ -449,13 +452,23 @@ fn findings(report: &Report<'_>, session: &session::Session) -> Findings {
         no_session_meta: codex.is_some_and(|c| c.no_session_meta),
         ordinal_faults,
         broken_lineage: broken || claude.is_some_and(|c| !c.cycles.is_empty()),
+        fails_strict: report.fails_strict(),
         session: session_of,
     }
 }
 
 /// Marks Codex rollouts the state database has no row for, and adds a row for each database row
 /// whose file is missing.
-fn index(rows: &mut Vec<Row>, indexed: &[(String, PathBuf)]) {
+fn index(rows: &mut Vec<Row>, indexed: &[(String, PathBuf)], roots: &Roots) {
+    // A missing file is listed only where the scan looks: `scan ~/.codex/sessions/2026/03`
+    // does not list a missing rollout of 2025.
+    let scanned: Vec<PathBuf> = roots
+        .places
+        .iter()
+        .flat_map(|(root, _)| [root.clone(), fs::canonicalize(root).unwrap_or_default()])
+        .filter(|root| !root.as_os_str().is_empty())
+        .collect();
+    let looked_at = |path: &Path| scanned.iter().any(|root| path.starts_with(root));
     let threads: HashSet<&str> = indexed.iter().map(|(id, _)| id.as_str()).collect();
     let mut present: HashSet<PathBuf> = HashSet::new();
     for row in rows.iter_mut().filter(|r| r.found.agent == Agent::Codex) {
@@ -479,7 +492,7 @@ fn index(rows: &mut Vec<Row>, indexed: &[(String, PathBuf)]) {
         row.unindexed = Some(thread.is_none_or(|t| !threads.contains(t.as_str())));
     }
     for (id, path) in indexed {
-        if path.exists() {
+        if path.exists() || !looked_at(path) {
             continue;
         }
         let canonical = fs::canonicalize(path).unwrap_or_else(|_| path.clone());
@@ -605,6 +618,7 @@ mod tests {
                 no_session_meta: false,
                 ordinal_faults: 0,
                 broken_lineage: false,
+                fails_strict: parse_errors > 0 || incomplete,
                 session: None,
             }),
             missing_file: None,
@@ -624,12 +638,9 @@ mod tests {
             ..row(0, false, 0, 0)
         };
         assert_eq!(unusable.health(), Health::Unusable);
-        let strict: Vec<bool> = Health::ALL.iter().map(|h| h.fails_strict()).collect();
-        assert_eq!(
-            strict,
-            [
-                false, false, false, true, true, true, true, true, true, true
-            ]
-        );
+        assert!(unusable.fails_strict());
+        assert!(!unindexed.fails_strict());
+        assert!(row(3, true, 1, 0).fails_strict());
+        assert!(!row(0, false, 0, 2).fails_strict());
     }
 }

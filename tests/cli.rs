@@ -305,3 +305,45 @@ fn manual_pages_for_rollcall_and_each_command() {
     assert!(page(&["scan"]).contains("broken\\-lineage"));
     rollcall().args(["man", "nothing"]).assert().code(2);
 }
+
+/// A Claude Code `tool_result` with no string `tool_use_id` is an orphan, listed as null (as a
+/// Codex call id that is no string is listed as the JSON value it was), not as the text "null".
+#[test]
+fn an_orphan_result_without_an_id_is_listed_as_null() {
+    let dir = Scratch::new("claude-null-id");
+    let entry = |uuid: &str, parent: &str, kind: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2026-03-02T09:00:0{}.000Z"}}"#,
+            &uuid[1..]
+        )
+    };
+    let log = [
+        entry("u1", "null", "user", r#"{"role":"user","content":"hi"}"#),
+        entry(
+            "u2",
+            r#""u1""#,
+            "assistant",
+            r#"{"id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}]}"#,
+        ),
+        entry(
+            "u3",
+            r#""u2""#,
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","content":"stray"}]}"#,
+        ),
+    ]
+    .join("\n");
+    let path = dir.file("5e55a0c2-00aa-4000-8000-000000000000.jsonl", log + "\n");
+    let out = rollcall()
+        .args(["replay", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["dialect"], "claude");
+    assert_eq!(
+        report["repairs"]["orphan_outputs"],
+        serde_json::json!([null])
+    );
+}

@@ -583,6 +583,17 @@ fn the_state_database_says_which_file_a_thread_is() {
     assert_eq!(missing["status"], json!("missing-file"));
     assert_eq!(missing["thread_id"], json!(stale));
     assert_eq!(missing["missing_file"], json!(true));
+    // A scan of one day's folder lists no missing file of another folder.
+    let day = home.codex().join("sessions/2026/08/20");
+    let out = home
+        .rollcall()
+        .args(["scan", "--json"])
+        .arg(&day)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 4, "{listed}");
+    assert!(!listed.contains("missing-file"), "{listed}");
     assert_eq!(row(&indexed)["missing_file"], json!(false));
     assert_eq!(rows.len(), 5);
 }
@@ -712,5 +723,8 @@ fn a_record_over_16_mib_is_a_finding_but_not_strict() {
             .find(|r| r["path"] == json!(text(&path)))
             .unwrap();
         assert_eq!(row["status"], json!("ordinal-fault"));
+        // scan --strict fails on what replay --strict fails on, and this is not that.
+        let strict = home.rollcall().args(["scan", "--strict"]).output().unwrap();
+        assert_eq!(strict.status.code(), Some(0));
     }
 }

@@ -1345,3 +1345,41 @@ fn claude_code_sessions_are_scanned_with_codex_ones() {
             .starts_with(&moved.display().to_string())
     }));
 }
+
+/// A file named on the command line is labelled by what it turns out to be, not by its name: a
+/// Claude Code transcript called `session.jsonl`, a subagent's transcript out of its folder.
+#[test]
+fn files_named_to_scan_are_labelled_by_their_dialect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let named = tmp.path().join("session.jsonl");
+    fs::copy(
+        "fixtures/claude/clean_session/5e55a0c2-0001-4000-8000-000000000000.jsonl",
+        &named,
+    )
+    .unwrap();
+    let subagent = tmp.path().join("agent-a1b2c3.jsonl");
+    fs::copy(
+        "fixtures/claude/subagent_file/agent-a1b2c3.jsonl",
+        &subagent,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("rollcall")
+        .unwrap()
+        .args(["scan", "--json"])
+        .arg(&named)
+        .arg(&subagent)
+        .output()
+        .unwrap();
+    let rows = json_lines(&out.stdout);
+    let row = |path: &Path| {
+        rows.iter()
+            .find(|r| r["path"] == json!(path.display().to_string()))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(&named)["agent"], json!("claude"));
+    // Dated by its first entry, not by when it was copied here.
+    assert_eq!(row(&named)["started"], json!("2026-03-02T09:14:20.000Z"));
+    assert_eq!(row(&subagent)["agent"], json!("claude"));
+    assert_ne!(row(&subagent)["subagent_of"], Value::Null);
+}

@@ -10,7 +10,7 @@ use crate::json;
 use crate::pipeline::{self, Bytes, LineAt};
 use crate::source::Span;
 
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// A node of the tree: an entry with a uuid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 
 use std::io;
 
-use super::chain::{Node, State};
+use super::chain::{NONE, Node, State};
 use super::entry::{self, BlockKind, Entry, Kind};
 use super::words;
 use crate::codex::item::{key_name, string};
@@ -15,8 +15,6 @@ use crate::intern::Strings;
 use crate::json::{self, Parser};
 use crate::source::SpanReader;
 use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape};
-
-const NONE: u32 = u32::MAX;
 
 /// What Claude Code itself puts in a result that went missing.
 pub(crate) const MISSING_RESULT: &str = "[Tool result missing due to internal error]";

@@ -310,7 +310,8 @@ pub(crate) struct Passthrough {
 }
 
 /// Reads a passthrough object at the parser's position: `None` for `null`, `Err` for a shape
-/// Codex cannot read (not an object; a `turn_id` that is no string, a `create_time` no number).
+/// Codex cannot read (not an object; a `turn_id` that is no string, a `create_time` no number;
+/// either of them twice, which serde's derived reader refuses).
 pub(crate) fn passthrough(p: &mut Parser<'_>) -> Result<Option<Passthrough>, ()> {
     let text = p.text();
     match p.peek() {
@@ -323,12 +324,14 @@ pub(crate) fn passthrough(p: &mut Parser<'_>) -> Result<Option<Passthrough>, ()>
     }
     let mut out = Passthrough::default();
     let mut bad = false;
+    let mut seen = [false; 2];
     p.object(|p, key| {
-        let (slot, wants) = match &*super::item::key_name(key) {
-            "turn_id" => (&mut out.turn_id, b'"'),
-            "create_time" => (&mut out.create_time, b'0'),
+        let (slot, wants, which) = match &*super::item::key_name(key) {
+            "turn_id" => (&mut out.turn_id, b'"', 0),
+            "create_time" => (&mut out.create_time, b'0', 1),
             _ => return Ok(false),
         };
+        bad |= std::mem::replace(&mut seen[which], true);
         let range = p.value()?;
         match (text.as_bytes()[range.start], wants) {
             (b'n', _) => *slot = None,

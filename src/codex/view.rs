@@ -370,18 +370,21 @@ pub(crate) fn splice<S: AsRef<str>>(
 impl PromptView for View<'_> {
     fn shape(&self) -> Shape {
         let prep = self.settings.prep;
+        // Resume preparation applies to Codex's own records only: a mini rollout has none.
+        let spellings = self.state.spellings;
         let prep = match (prep.enabled, prep.truncation) {
-            (false, _) => "no resume preparation".to_string(),
-            (true, Some(Policy::Tokens(n))) => format!("truncation tokens:{n}"),
-            (true, Some(Policy::Bytes(n))) => format!("truncation bytes:{n}"),
-            (true, None) => "truncation none".to_string(),
+            _ if !spellings.codex && !spellings.codex_2025 => String::new(),
+            (false, _) => ", no resume preparation".to_string(),
+            (true, Some(Policy::Tokens(n))) => format!(", truncation tokens:{n}"),
+            (true, Some(Policy::Bytes(n))) => format!(", truncation bytes:{n}"),
+            (true, None) => ", truncation none".to_string(),
         };
         Shape {
             history: self.state.history.len() as u64,
             history_unit: "items",
             view: self.len(),
             view_unit: "items",
-            settings: format!("modalities {}, {prep}", self.settings.modalities.name()),
+            settings: format!("modalities {}{prep}", self.settings.modalities.name()),
         }
     }
 

@@ -8,6 +8,15 @@ use crate::escape::escape;
 use crate::source::SpanReader;
 use crate::view::{PromptView, Sign};
 
+/// A unit's name for `n` of it: `items` for 0 or 2, `item` for 1.
+fn unit(n: u64, plural: &str) -> &str {
+    if n == 1 {
+        plural.strip_suffix('s').unwrap_or(plural)
+    } else {
+        plural
+    }
+}
+
 pub(super) fn write(
     name: &str,
     view: &impl PromptView,
@@ -24,9 +33,9 @@ pub(super) fn write(
             escape(name),
             shape.settings,
             shape.history,
-            shape.history_unit,
+            unit(shape.history, shape.history_unit),
             shape.view,
-            shape.view_unit,
+            unit(shape.view, shape.view_unit),
         ))
     )?;
     let footer = view.changes(reader, &mut |change| {

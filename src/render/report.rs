@@ -184,7 +184,11 @@ fn loading(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
                 .iter()
                 .map(|f| escape(f).into_owned())
                 .collect();
-            let value = format!("{} other files of this thread", c.superseded_files.len());
+            let n = c.superseded_files.len();
+            let value = format!(
+                "{n} other {} of this thread",
+                plural(n as u64, "file", "files")
+            );
             rows.push(Row::new("superseded", value).under(files));
         }
     }
