@@ -129,6 +129,8 @@ pub(crate) struct Chunker<R> {
     target: usize,
     /// The last chunk ended at [`MAX_LINES`]: the target stays as it is.
     dense: bool,
+    /// The buffer handed in when there was nothing left to read, for the caller to keep.
+    spare: Vec<u8>,
     chunk_bytes: usize,
     max_line: usize,
     /// Stop at a long line instead of skipping it: the input may never end.
@@ -149,6 +151,7 @@ impl<R: Read> Chunker<R> {
             done: false,
             target: chunk_bytes.clamp(1, 64 << 10),
             dense: false,
+            spare: Vec::new(),
             chunk_bytes: chunk_bytes.max(1),
             max_line: max_line.max(1),
             endless: !bounded,
@@ -159,6 +162,7 @@ impl<R: Read> Chunker<R> {
     /// or a new empty one).
     pub fn next_piece(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Piece>> {
         if self.done {
+            self.spare = buf;
             return Ok(None);
         }
         // At least a BOM's worth, so that the first fill can tell whether one is there.
@@ -210,6 +214,7 @@ impl<R: Read> Chunker<R> {
             if eof {
                 self.done = true;
                 if filled == 0 {
+                    self.spare = buf;
                     return Ok(None);
                 }
                 self.at += filled as u64;
@@ -235,6 +240,11 @@ impl<R: Read> Chunker<R> {
             let grown = (buf.len() * 2).min(self.max_line + 1).max(buf.len() + 1);
             buf.resize(grown, 0);
         }
+    }
+
+    /// The buffer handed in last, once the input has ended.
+    pub fn take_spare(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.spare)
     }
 
     /// The buffer holds `filled` bytes of one line, more than the cap, or a line already known

@@ -97,12 +97,27 @@ where
             Err(unstarted) => chunker = unstarted,
         }
     }
-    let mut buf = Vec::new();
-    while let Some(piece) = chunker.next_piece(buf)? {
-        let classified = classify_piece(piece, classify, options.max_line, parallel);
-        buf = fold_piece(classified, fold, findings, options);
-    }
-    Ok(())
+    // Scan reads thousands of files here, one after another on each pool thread: each thread
+    // keeps its chunk buffer from one file to the next, instead of having the allocator map and
+    // fault in fresh pages for every file (that was half of a scan's time).
+    let mut buf = SPARE.with(|spare| spare.take());
+    let read = loop {
+        match chunker.next_piece(buf) {
+            Ok(Some(piece)) => {
+                let classified = classify_piece(piece, classify, options.max_line, parallel);
+                buf = fold_piece(classified, fold, findings, options);
+            }
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    SPARE.with(|spare| spare.set(chunker.take_spare()));
+    read
+}
+
+thread_local! {
+    /// A chunk buffer kept for the next file read on this thread (see [`run`]).
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// The stages on their own threads: a reader, one classifier per core, each taking whole
