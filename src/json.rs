@@ -398,6 +398,46 @@ pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
     }))
 }
 
+/// The length in bytes of what a raw JSON string (quotes included) decodes to, as
+/// [`decode_str`] decodes it (a lone surrogate as U+FFFD), without decoding it.
+pub fn decoded_len(raw: &str) -> usize {
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw)
+        .as_bytes();
+    let unit = |at: usize| -> Option<u32> {
+        let hex = std::str::from_utf8(inner.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(hex, 16).ok()
+    };
+    let mut len = 0;
+    let mut at = 0;
+    while let Some(hit) = memchr::memchr(b'\\', &inner[at..]) {
+        len += hit;
+        at += hit;
+        if inner.get(at + 1) != Some(&b'u') {
+            len += 1;
+            at += 2;
+            continue;
+        }
+        let first = unit(at + 2).unwrap_or(0);
+        at += 6;
+        len += match first {
+            0..0x80 => 1,
+            0x80..0x800 => 2,
+            0xD800..0xDC00
+                if inner.get(at..at + 2) == Some(b"\\u")
+                    && unit(at + 2).is_some_and(|low| (0xDC00..0xE000).contains(&low)) =>
+            {
+                at += 6;
+                4
+            }
+            _ => 3,
+        };
+    }
+    len + inner.len().saturating_sub(at)
+}
+
 /// Whether a string's text (quotes stripped) holds a `\` escape.
 fn has_escape(inner: &str) -> bool {
     // Most decoded strings are short keys and ids: a plain loop beats a memchr call there.
@@ -590,6 +630,25 @@ fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decoded_len_is_the_decoded_strings_length() {
+        for raw in [
+            r#""""#,
+            r#""plain""#,
+            r#""a\nb\t\"c\\""#,
+            r#""\u00e9\u20ac\u0041""#,
+            r#""\ud83d\ude00 pair""#,
+            r#""\ud800 lone high""#,
+            r#""lone low \udc00""#,
+            r#""\ud800\u0041""#,
+            r#""\ud800\ud800\udc00""#,
+            "\"raw é € 😀\"",
+        ] {
+            let decoded = decode_str(raw).unwrap();
+            assert_eq!(decoded_len(raw), decoded.len(), "{raw}");
+        }
+    }
 
     fn members(text: &str) -> Vec<(String, String)> {
         let mut out = Vec::new();

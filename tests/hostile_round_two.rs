@@ -622,3 +622,54 @@ fn which(tool: &str) -> Option<PathBuf> {
             .find(|p| p.is_file())
     })
 }
+
+/// Items are printed by reading their bytes again from the file. A file cut short after the
+/// pass has read it (printing has begun) makes the command fail with one line naming the file,
+/// never print other bytes (docs/decisions.md).
+#[test]
+fn a_file_cut_short_while_printing_fails_in_one_line() {
+    use std::io::Read as _;
+    let dir = Scratch::new("cut-while-printing");
+    let mut log = format!("{META}\n");
+    for i in 0..100_000 {
+        log.push_str(&format!(
+            r#"{{"type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"message number {i} of a long session"}}]}}}}"#
+        ));
+        log.push('\n');
+    }
+    let path = dir.file("cut.jsonl", &log);
+    let mut child = rollcall()
+        .arg("replay")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Printing has begun: the pass is over.
+    let mut first = [0u8; 4096];
+    stdout.read_exact(&mut first).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(log.len() as u64 / 3)
+        .unwrap();
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rollcall: {}: changed while being read (truncated or rewritten in place)\n",
+            path.display()
+        )
+    );
+    // What was printed is whole lines of the log as it was.
+    let printed = [&first[..], &rest[..]].concat();
+    let printed = String::from_utf8(printed).unwrap();
+    let complete = &printed[..printed.rfind('\n').unwrap() + 1];
+    assert!(log.contains(complete.lines().nth(1).unwrap()));
+    assert!(complete.lines().count() < 100_000);
+}

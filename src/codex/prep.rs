@@ -91,6 +91,21 @@ pub(crate) fn may_change(item: &Item, prep: Prep) -> bool {
     r1 || r2
 }
 
+/// The counts of an output whose `output` is the JSON string `raw` and that has no media: only
+/// R1 can touch it, and whether it cuts is told by the decoded length alone, without decoding.
+pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item::Prep> {
+    let output = matches!(
+        item.kind,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
+    );
+    if !output || !raw.starts_with('"') || item.has(Flags::MEDIA) {
+        return None;
+    }
+    let policy = Prep::default().truncation?.serialization_budget();
+    let cut = item.has(Flags::APPENDED) && !truncate::keeps(json::decoded_len(raw) as u64, policy);
+    Some(super::item::Prep::new(cut, 0, 0, 0, 0))
+}
+
 /// The counts the report needs of an item under the default view (see [`item::Prep`]).
 pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::Prep {
     let mut out = Vec::new();
@@ -159,6 +174,9 @@ fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Chan
     let range = f.output.clone()?;
     let raw = &text[range.clone()];
     let (replacement, before, after) = if raw.starts_with('"') {
+        if truncate::keeps(json::decoded_len(raw) as u64, budget) {
+            return None;
+        }
         let decoded = json::decode_str(raw)?;
         let cut = truncate::truncate_text(&decoded, budget);
         if matches!(cut, std::borrow::Cow::Borrowed(_)) {

@@ -598,7 +598,10 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         | ItemKind::Other => {}
     }
     if prep::may_change(&item, Prep::default()) {
-        item.prep = prep::default_counts(&item, &text[range.clone()]);
+        let output = item::raw(text, &f.output);
+        item.prep = output
+            .and_then(|raw| prep::string_output_counts(&item, raw))
+            .unwrap_or_else(|| prep::default_counts(&item, &text[range.clone()]));
     }
     Candidate::Item(NewItem { item, call_id })
 }

@@ -38,6 +38,12 @@ impl Policy {
 }
 
 /// `text` cut to `policy` (Codex's `truncate_text`).
+/// Whether [`truncate_text`] leaves a text of `len` bytes as it is.
+pub(crate) fn keeps(len: u64, policy: Policy) -> bool {
+    let max = policy.bytes();
+    len == 0 || (max > 0 && len <= max)
+}
+
 pub(crate) fn truncate_text(text: &str, policy: Policy) -> Cow<'_, str> {
     match policy {
         Policy::Bytes(max) => with_byte_estimate(text, max, false),
