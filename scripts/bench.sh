@@ -14,6 +14,10 @@
 #   GEN [target/release/examples/gen_rollout]  the generator (examples/gen_rollout.rs)
 #   SKIP_BUILD [0]        1: do not run cargo, use ROLLCALL and GEN as they are
 #   JQ [1]                0: leave out the jq row (it is slow on big files)
+#   NOCOMPACT_MB [4096]   size of a rollout with no compaction (every item stays in history), timed
+#                         with replay --report, replay and repair-view; 0 leaves it out
+#   SCAN_FILES [2000]     rollouts planted in a Codex home for the scan case; 0 leaves it out
+#   SCAN_MB [8192]        their total size, in MiB
 #   SCALING [0]           1: also time a 2× input and one with 4× as many unanswered calls
 #   UNANSWERED_EVERY [64] --unanswered-every of the scaling files (the 4× file uses a quarter of it)
 #   SCALING_GEN_ARGS [--compact-every 0]  more generator arguments for the scaling files; without
@@ -36,6 +40,9 @@ GEN=${GEN:-target/release/examples/gen_rollout}
 SKIP_BUILD=${SKIP_BUILD:-0}
 JQ=${JQ:-1}
 SCALING=${SCALING:-0}
+NOCOMPACT_MB=${NOCOMPACT_MB:-4096}
+SCAN_FILES=${SCAN_FILES:-2000}
+SCAN_MB=${SCAN_MB:-8192}
 UNANSWERED_EVERY=${UNANSWERED_EVERY:-64}
 SCALING_GEN_ARGS=${SCALING_GEN_ARGS---compact-every 0}
 
@@ -87,7 +94,11 @@ command_for() {
 	cat) CMD=(cat "$2") LABEL='`cat FILE`' ;;
 	jq) CMD=(jq -c .type "$2") LABEL='`jq -c .type FILE`' ;;
 	replay) CMD=("$ROLLCALL" replay --report "$2") LABEL='`rollcall replay --report FILE`' ;;
+	history) CMD=("$ROLLCALL" replay "$2") LABEL='`rollcall replay FILE`' ;;
 	repair-view) CMD=("$ROLLCALL" repair-view "$2") LABEL='`rollcall repair-view FILE`' ;;
+	cat-home) CMD=(sh -c 'find "$1" -type f -name "rollout-*.jsonl" -exec cat {} + >/dev/null' sh "$2") LABEL='`cat` of every rollout' ;;
+	scan) CMD=(env HOME=/nonexistent CODEX_HOME="$2" "$ROLLCALL" scan) LABEL='`rollcall scan`' ;;
+	scan-json) CMD=(env HOME=/nonexistent CODEX_HOME="$2" "$ROLLCALL" scan --json) LABEL='`rollcall scan --json`' ;;
 	*) die "unknown command $1" ;;
 	esac
 }
@@ -154,6 +165,62 @@ echo '|---|---:|---:|---:|---:|---:|'
 printf '%s\n' "${rows[@]}"
 echo
 echo 'MB = MiB (2^20 bytes); × cat = wall time relative to cat; RSS / input = peak RSS ÷ file size.'
+
+# table FILE_OR_DIR BYTES NAME...: times each command on the input, as rows beside the first.
+table() {
+	local input=$1 bytes=$2 name first=''
+	shift 2
+	rows=()
+	for name in "$@"; do
+		measure "$name" "$input"
+		[[ -n $first ]] || first=$WALL
+		rows+=("$(awk -v label="$LABEL" -v wall="$WALL" -v cat="$first" -v rss="$RSS_KIB" -v bytes="$bytes" 'BEGIN {
+			w = wall > 0.001 ? wall : 0.001; c = cat > 0.001 ? cat : 0.001
+			printf "| %s | %.3f | %.0f | %.1f | %.1f | %.4f |", label, wall, bytes / 1048576 / w, w / c, rss / 1024, rss * 1024 / bytes
+		}')")
+	done
+	echo '| command | wall s | MB/s | × cat | peak RSS MiB | RSS / input |'
+	echo '|---|---:|---:|---:|---:|---:|'
+	printf '%s\n' "${rows[@]}"
+}
+
+if [[ $NOCOMPACT_MB != 0 ]]; then
+	file=$(rollout "$NOCOMPACT_MB" --compact-every 0)
+	bytes=$(stat -c %s "$file")
+	warm "$file"
+	echo "timing the no-compaction rollout (best of $RUNS)..." >&2
+	echo
+	printf 'No compaction: `%s`, %.1f MiB, %s lines, %s calls; every item stays in history (%s items).\n\n' \
+		"$file" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)" \
+		"$(stat_line "$file" calls)" "$(stat_line "$file" 'history items')"
+	names=(cat)
+	if [[ $JQ == 1 ]] && command -v jq >/dev/null; then names+=(jq); fi
+	table "$file" "$bytes" "${names[@]}" replay history repair-view
+fi
+
+if [[ $SCAN_FILES != 0 ]]; then
+	home="$BENCH_DIR/home-${SCAN_FILES}x-${SCAN_MB}mb-seed$SEED"
+	if [[ ! -s $home/done || $home/done -ot $GEN ]]; then
+		echo "planting $SCAN_FILES rollouts ($SCAN_MB MiB) in $home ..." >&2
+		rm -rf "$home"
+		each=$(awk -v t="$SCAN_MB" -v n="$SCAN_FILES" 'BEGIN { printf "%.4f", t / n }')
+		for ((i = 0; i < SCAN_FILES; i++)); do
+			day=$(printf '%02d' $((i % 28 + 1)))
+			dir="$home/sessions/2026/03/$day"
+			mkdir -p "$dir"
+			name=$(printf 'rollout-2026-03-%sT%02d-%02d-%02d-019d%04x-0000-7000-8000-%012x.jsonl' \
+				"$day" $((i / 3600 % 24)) $((i / 60 % 60)) $((i % 60)) $((i % 65536)) "$i")
+			"$GEN" --mb "$each" --seed $((SEED * 100000 + i)) "$dir/$name" 2>/dev/null
+		done
+		date >"$home/done"
+	fi
+	bytes=$(find "$home" -type f -name 'rollout-*.jsonl' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	find "$home" -type f -name 'rollout-*.jsonl' -exec cat {} + >/dev/null
+	echo "timing scan over $home (best of $RUNS)..." >&2
+	echo
+	printf 'Scan: a Codex home of %s rollouts, %.1f MiB in all.\n\n' "$SCAN_FILES" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')"
+	table "$home" "$bytes" cat-home scan scan-json
+fi
 
 [[ $SCALING == 1 ]] || exit 0
 
