@@ -414,6 +414,7 @@ impl Cli {
             Command::Completions { shell } => Task::Completions(shell),
             Command::Man { command } => Task::Man(command),
         };
+        let snapshot = !matches!(task, Task::Scan(_));
         Config {
             task,
             color,
@@ -423,6 +424,7 @@ impl Cli {
                 threads: crate::threads_available(),
                 max_line: self.max_line_bytes,
                 lineage,
+                snapshot,
             },
         }
     }

@@ -72,6 +72,7 @@ impl Loaded {
             threads: false,
             max_line: chunk::MAX_LINE_BYTES,
             lineage: false,
+            snapshot: false,
         };
         session::load_bytes("<bytes>", bytes.to_vec(), load).map(Loaded)
     }

@@ -52,6 +52,10 @@ pub struct Load {
     pub max_line: usize,
     /// Read a Codex fork's parent rollouts first (SPEC §9; `--no-lineage` turns it off).
     pub lineage: bool,
+    /// Copy a regular file of up to 16 MiB into memory as it is read, so that what is printed
+    /// from it is a true snapshot whatever happens to the file meanwhile. Larger files, and
+    /// scan (which prints no item), read the file again instead.
+    pub snapshot: bool,
 }
 
 /// Why an input cannot be used at all.
@@ -119,7 +123,10 @@ pub(crate) fn load(
     let name = input.name();
     let (opened, path) = match input {
         Input::Stdin => (Source::stdin(), None),
-        Input::Path(path) => (open(path, &name, None)?, Some(path.as_path())),
+        Input::Path(path) => (
+            open(path, &name, None, load.snapshot)?,
+            Some(path.as_path()),
+        ),
     };
     replay(name, path, opened, load, homes, progress)
 }
@@ -174,7 +181,12 @@ fn replay(
             let mut readers = Vec::new();
             for parent in parents.iter().rev() {
                 let parent_name = parent.path.display().to_string();
-                let opened = open(&parent.path, &parent_name, Some(parent.base.end_offset))?;
+                let opened = open(
+                    &parent.path,
+                    &parent_name,
+                    Some(parent.base.end_offset),
+                    load.snapshot,
+                )?;
                 sources.push(opened.source);
                 readers.push((opened.reader, opened.bounded, parent.base.end_ordinal));
             }
@@ -273,13 +285,13 @@ fn replay(
 
 /// Opens a rollout file, decompressing a `.jsonl.zst` as it is read; at most `limit` bytes (of
 /// the plain text) when given.
-fn open(path: &Path, name: &str, limit: Option<u64>) -> Result<Opened, Failure> {
+fn open(path: &Path, name: &str, limit: Option<u64>, snapshot: bool) -> Result<Opened, Failure> {
     let fail = |e: source::OpenError| match e {
         source::OpenError::EmptyName => Failure::unusable("\"\"", e),
         e => Failure::unusable(name, e),
     };
     if path.extension().is_some_and(|e| e == "zst") {
-        let Opened { reader, .. } = Source::open(path, None).map_err(fail)?;
+        let Opened { reader, .. } = Source::open(path, None, false).map_err(fail)?;
         let decoder =
             source::Unzstd::new(reader).map_err(|e| Failure::unusable(name, read_problem(&e)))?;
         let plain: Box<dyn Read + Send> = match limit {
@@ -288,7 +300,7 @@ fn open(path: &Path, name: &str, limit: Option<u64>) -> Result<Opened, Failure> 
         };
         return Ok(Source::stream(plain));
     }
-    Source::open(path, limit).map_err(fail)
+    Source::open(path, limit, snapshot).map_err(fail)
 }
 
 /// The name of source `src` (a parent rollout) for messages.

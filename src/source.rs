@@ -1,16 +1,17 @@
 //! Where a rollout's bytes come from, and how they are read a second time. Replay keeps items as
 //! byte ranges ([`Span`]s) of their source and prints them by reading those ranges again, so that
-//! memory holds headers, not text. A regular file is re-read in place (`pread`); a stream (a
-//! pipe, a FIFO, decompressed `.zst`), which cannot be read twice, is copied while it is read:
-//! into memory up to [`HELD_BYTES`], into an unlinked temporary file beyond that.
+//! memory holds headers, not text. A regular file larger than [`HELD_BYTES`] is re-read in place
+//! (`pread`), as is every file scan reads; a smaller one, and any stream (a pipe, a FIFO,
+//! decompressed `.zst`), is copied while it is read: into memory up to [`HELD_BYTES`], into an
+//! unlinked temporary file beyond that.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-/// Streams are held in memory up to this size while they are read; larger ones spill the rest
-/// to a temporary file.
+/// Inputs up to this size are held in memory while they are read: a true snapshot, whatever
+/// happens to the file afterwards. Larger streams spill the rest to a temporary file.
 pub(crate) const HELD_BYTES: u64 = 16 << 20;
 
 /// A byte range of one source: where an item's text (or the raw value it is rebuilt from) is.
@@ -102,10 +103,11 @@ impl Source {
     }
 
     /// Opens `path` read-only. A regular file is read up to the length it has now (a consistent
-    /// snapshot even while an agent appends to it), at most `limit` bytes of it when given, and
-    /// read again where items are printed: it is never copied, whatever its size (scan reads
-    /// thousands of small ones).
-    pub fn open(path: &Path, limit: Option<u64>) -> Result<Opened, OpenError> {
+    /// snapshot even while an agent appends to it), at most `limit` bytes of it when given. With
+    /// `snapshot`, one of up to [`HELD_BYTES`] is copied as it is read, a true snapshot; any
+    /// other is read again where items are printed (scan reads thousands of small files, and
+    /// copying them cost it a tenth of its time).
+    pub fn open(path: &Path, limit: Option<u64>, snapshot: bool) -> Result<Opened, OpenError> {
         if path.as_os_str().is_empty() {
             return Err(OpenError::EmptyName);
         }
@@ -119,6 +121,9 @@ impl Source {
             return Ok(Source::copying(Box::new(file), false));
         }
         let len = limit.map_or(meta.len(), |limit| limit.min(meta.len()));
+        if snapshot && len <= HELD_BYTES {
+            return Ok(Source::copying(Box::new(file.take(len)), true));
+        }
         let reader = Box::new(file.try_clone().map_err(OpenError::Io)?.take(len));
         Ok(Opened {
             source: Source {

@@ -623,15 +623,17 @@ fn which(tool: &str) -> Option<PathBuf> {
     })
 }
 
-/// Items are printed by reading their bytes again from the file. A file cut short after the
-/// pass has read it (printing has begun) makes the command fail with one line naming the file,
-/// never print other bytes (docs/decisions.md).
+/// Items of a file over 16 MiB are printed by reading their bytes again from the file. A file
+/// cut short after the pass has read it (printing has begun) makes the command fail with one
+/// line naming the file, never print other bytes (docs/decisions.md). A smaller file is a
+/// snapshot, which the hostile suite's `file_truncated_while_read` holds to.
 #[test]
 fn a_file_cut_short_while_printing_fails_in_one_line() {
     use std::io::Read as _;
     let dir = Scratch::new("cut-while-printing");
     let mut log = format!("{META}\n");
-    for i in 0..100_000 {
+    // Over 16 MiB: a smaller file is copied as it is read, a snapshot nothing can cut.
+    for i in 0..200_000 {
         log.push_str(&format!(
             r#"{{"type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"message number {i} of a long session"}}]}}}}"#
         ));
@@ -671,5 +673,5 @@ fn a_file_cut_short_while_printing_fails_in_one_line() {
     let printed = String::from_utf8(printed).unwrap();
     let complete = &printed[..printed.rfind('\n').unwrap() + 1];
     assert!(log.contains(complete.lines().nth(1).unwrap()));
-    assert!(complete.lines().count() < 100_000);
+    assert!(complete.lines().count() < 200_000);
 }

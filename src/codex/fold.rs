@@ -516,6 +516,7 @@ mod tests {
             threads: false,
             max_line: 1 << 20,
             lineage: false,
+            snapshot: false,
         };
         let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
         let State::Codex(state) = &session.state else {
