@@ -133,39 +133,6 @@ warm() {
 	cat "$1" >/dev/null
 }
 
-names=(cat)
-if [[ $JQ == 1 ]] && command -v jq >/dev/null; then
-	names+=(jq)
-fi
-names+=(replay repair-view)
-
-file=$(rollout "$MB")
-bytes=$(stat -c %s "$file")
-warm "$file"
-echo "timing on $file (best of $RUNS)..." >&2
-
-rows=()
-cat_wall=''
-for name in "${names[@]}"; do
-	measure "$name" "$file"
-	[[ -n $cat_wall ]] || cat_wall=$WALL
-	rows+=("$(awk -v label="$LABEL" -v wall="$WALL" -v cat="$cat_wall" -v rss="$RSS_KIB" -v bytes="$bytes" 'BEGIN {
-		w = wall > 0.001 ? wall : 0.001; c = cat > 0.001 ? cat : 0.001
-		printf "| %s | %.3f | %.0f | %.1f | %.1f | %.4f |", label, wall, bytes / 1048576 / w, w / c, rss / 1024, rss * 1024 / bytes
-	}')")
-done
-
-echo
-printf 'Input: `%s`, %.1f MiB, %s lines, %s turns, %s calls. Best of %s runs; %s CPUs (%s).\n\n' \
-	"$file" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)" \
-	"$(stat_line "$file" turns)" "$(stat_line "$file" calls)" "$RUNS" "$(nproc)" \
-	"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-echo '| command | wall s | MB/s | × cat | peak RSS MiB | RSS / input |'
-echo '|---|---:|---:|---:|---:|---:|'
-printf '%s\n' "${rows[@]}"
-echo
-echo 'MB = MiB (2^20 bytes); × cat = wall time relative to cat; RSS / input = peak RSS ÷ file size.'
-
 # table FILE_OR_DIR BYTES NAME...: times each command on the input, as rows beside the first.
 table() {
 	local input=$1 bytes=$2 name first=''
@@ -183,6 +150,26 @@ table() {
 	echo '|---|---:|---:|---:|---:|---:|'
 	printf '%s\n' "${rows[@]}"
 }
+
+names=(cat)
+if [[ $JQ == 1 ]] && command -v jq >/dev/null; then
+	names+=(jq)
+fi
+names+=(replay repair-view)
+
+file=$(rollout "$MB")
+bytes=$(stat -c %s "$file")
+warm "$file"
+echo "timing on $file (best of $RUNS)..." >&2
+
+echo
+printf 'Input: `%s`, %.1f MiB, %s lines, %s turns, %s calls. Best of %s runs; %s CPUs (%s).\n\n' \
+	"$file" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)" \
+	"$(stat_line "$file" turns)" "$(stat_line "$file" calls)" "$RUNS" "$(nproc)" \
+	"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+table "$file" "$bytes" "${names[@]}"
+echo
+echo 'MB = MiB (2^20 bytes); × cat = wall time relative to cat; RSS / input = peak RSS ÷ file size.'
 
 if [[ $NOCOMPACT_MB != 0 ]]; then
 	file=$(rollout "$NOCOMPACT_MB" --compact-every 0)

@@ -212,20 +212,15 @@ fn replay(
                 .map_err(|e| Failure::unusable(&sources_name(&parents, src), read_problem(&e)))?;
             }
             fold.read(0, None);
-            let tee = Tee {
+            let input = Sniffed {
+                peeked,
                 reader,
                 source: &sources[0],
-            };
-            let reader = io::Cursor::new(peeked).chain(tee);
-            pipeline::run(
-                reader,
                 bounded,
-                &classifier,
-                &mut fold,
-                &mut findings,
-                &mut options,
-            )
-            .map_err(unreadable)?;
+            };
+            input
+                .run(&classifier, &mut fold, &mut findings, &mut options)
+                .map_err(unreadable)?;
             let mut state = fold.finish();
             state.parents = parents.iter().rev().map(|p| p.path.clone()).collect();
             state.broken = broken;
@@ -233,21 +228,20 @@ fn replay(
         }
         Dialect::Claude => {
             let mut fold = claude::chain::Fold::default();
-            let classifier = claude::entry::Classifier;
-            let tee = Tee {
+            let input = Sniffed {
+                peeked,
                 reader,
                 source: &sources[0],
-            };
-            let reader = io::Cursor::new(peeked).chain(tee);
-            pipeline::run(
-                reader,
                 bounded,
-                &classifier,
-                &mut fold,
-                &mut findings,
-                &mut options,
-            )
-            .map_err(unreadable)?;
+            };
+            input
+                .run(
+                    &claude::entry::Classifier,
+                    &mut fold,
+                    &mut findings,
+                    &mut options,
+                )
+                .map_err(unreadable)?;
             let mut state = fold.finish();
             // A Claude Code session is named by its file (SPEC §10).
             if let Some(stem) = path.and_then(|p| p.file_stem()) {
@@ -281,6 +275,37 @@ fn replay(
         findings,
         state,
     })
+}
+
+/// The input itself, once its first bytes were read to tell its dialect.
+struct Sniffed<'s> {
+    peeked: Vec<u8>,
+    reader: Box<dyn Read + Send>,
+    source: &'s Source,
+    bounded: bool,
+}
+
+impl Sniffed<'_> {
+    /// The pass over it: the bytes read to sniff, then the rest, copied into its source as they
+    /// are read when it is one that copies.
+    fn run<C, F>(
+        self,
+        classify: &C,
+        fold: &mut F,
+        findings: &mut Findings,
+        options: &mut pipeline::Options<'_>,
+    ) -> io::Result<()>
+    where
+        C: pipeline::Classify,
+        F: pipeline::Fold<Record = C::Record>,
+    {
+        let tee = Tee {
+            reader: self.reader,
+            source: self.source,
+        };
+        let reader = io::Cursor::new(self.peeked).chain(tee);
+        pipeline::run(reader, self.bounded, classify, fold, findings, options)
+    }
 }
 
 /// Opens a rollout file, decompressing a `.jsonl.zst` as it is read; at most `limit` bytes (of
