@@ -160,6 +160,11 @@ fn replay(
     let unreadable = |e: io::Error| Failure::unusable(&name, read_problem(&e));
     let (dialect, peeked) = sniff(&mut reader).map_err(unreadable)?;
     source.append(&peeked).map_err(unreadable)?;
+    let input = Sniffed {
+        peeked,
+        reader,
+        bounded,
+    };
     let mut sources = vec![source];
     let mut findings = Findings::new();
     let mut options = pipeline::Options {
@@ -173,7 +178,7 @@ fn replay(
                 Some(path) if load.lineage => {
                     let mut codex_homes: Vec<CodexHome> = homes.codex.iter().cloned().collect();
                     codex_homes.extend(CodexHome::of_file(path));
-                    codex::lineage::parents(path, &peeked, &codex_homes)
+                    codex::lineage::parents(path, &input.peeked, &codex_homes)
                 }
                 _ => (Vec::new(), None),
             };
@@ -212,14 +217,14 @@ fn replay(
                 .map_err(|e| Failure::unusable(&sources_name(&parents, src), read_problem(&e)))?;
             }
             fold.read(0, None);
-            let input = Sniffed {
-                peeked,
-                reader,
-                source: &sources[0],
-                bounded,
-            };
             input
-                .run(&classifier, &mut fold, &mut findings, &mut options)
+                .run(
+                    &sources[0],
+                    &classifier,
+                    &mut fold,
+                    &mut findings,
+                    &mut options,
+                )
                 .map_err(unreadable)?;
             let mut state = fold.finish();
             state.parents = parents.iter().rev().map(|p| p.path.clone()).collect();
@@ -228,14 +233,9 @@ fn replay(
         }
         Dialect::Claude => {
             let mut fold = claude::chain::Fold::default();
-            let input = Sniffed {
-                peeked,
-                reader,
-                source: &sources[0],
-                bounded,
-            };
             input
                 .run(
+                    &sources[0],
                     &claude::entry::Classifier,
                     &mut fold,
                     &mut findings,
@@ -278,18 +278,18 @@ fn replay(
 }
 
 /// The input itself, once its first bytes were read to tell its dialect.
-struct Sniffed<'s> {
+struct Sniffed {
     peeked: Vec<u8>,
     reader: Box<dyn Read + Send>,
-    source: &'s Source,
     bounded: bool,
 }
 
-impl Sniffed<'_> {
+impl Sniffed {
     /// The pass over it: the bytes read to sniff, then the rest, copied into its source as they
     /// are read when it is one that copies.
     fn run<C, F>(
         self,
+        source: &Source,
         classify: &C,
         fold: &mut F,
         findings: &mut Findings,
@@ -301,7 +301,7 @@ impl Sniffed<'_> {
     {
         let tee = Tee {
             reader: self.reader,
-            source: self.source,
+            source,
         };
         let reader = io::Cursor::new(self.peeked).chain(tee);
         pipeline::run(reader, self.bounded, classify, fold, findings, options)
