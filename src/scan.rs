@@ -153,9 +153,7 @@ impl Row {
     /// find, or what makes `replay --strict` on the file fail (a record over 16 MiB alone does
     /// not, though its status is `ordinal-fault`).
     pub fn fails_strict(&self) -> bool {
-        self.missing_file.is_some()
-            || self.outcome.as_ref().is_err_and(|_| true)
-            || self.outcome.as_ref().is_ok_and(|f| f.fails_strict)
+        self.missing_file.is_some() || self.outcome.as_ref().map_or(true, |f| f.fails_strict)
     }
 
     pub fn health(&self) -> Health {
