@@ -383,6 +383,23 @@ pub fn validate(text: &str) -> Result<()> {
     p.end()
 }
 
+/// The value range of member `name` of the object that starts at offset `at` of `text` (a key
+/// compared decoded); `None` when there is no such member or no object there.
+pub fn member(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
+    let mut p = Parser::new(text);
+    p.seek(at);
+    let mut found = None;
+    p.object(|p, key| {
+        if decode_str(key).unwrap_or_default() != name {
+            return Ok(false);
+        }
+        found = Some(p.value()?);
+        Ok(true)
+    })
+    .ok()?;
+    found
+}
+
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
 /// A lone surrogate escape, which JSON allows but UTF-8 cannot hold, becomes U+FFFD.
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {

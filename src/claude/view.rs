@@ -10,9 +10,9 @@ use std::io;
 use super::chain::{NONE, Node, State};
 use super::entry::{self, BlockKind, Entry, Kind};
 use super::words;
-use crate::codex::item::{key_name, string};
+use crate::codex::item::string;
 use crate::intern::Strings;
-use crate::json::{self, Parser};
+use crate::json;
 use crate::source::SpanReader;
 use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape};
 
@@ -103,29 +103,8 @@ fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Rea
 
 /// The range of `message.content` in an entry's text.
 fn content_of(text: &str) -> Option<std::ops::Range<usize>> {
-    let mut p = Parser::new(text);
-    let mut message = None;
-    p.object(|p, key| {
-        if key_name(key) != "message" {
-            return Ok(false);
-        }
-        message = Some(p.value()?);
-        Ok(true)
-    })
-    .ok()?;
-    let message = message?;
-    let mut p = Parser::new(text);
-    p.seek(message.start);
-    let mut content = None;
-    p.object(|p, key| {
-        if key_name(key) != "content" {
-            return Ok(false);
-        }
-        content = Some(p.value()?);
-        Ok(true)
-    })
-    .ok()?;
-    content
+    let message = json::member(text, 0, "message")?;
+    json::member(text, message.start, "content")
 }
 
 /// Texts that open a local command, its output, its caveat or a shell escape: a user message of

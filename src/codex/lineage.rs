@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use uuid::Uuid;
 
 use super::home::{self, CodexHome};
-use super::item::{key_name, string};
-use crate::json::Parser;
+use super::item::string;
+use crate::json;
 
 /// Where a fork's history continues from: the parent rollout, and where it is cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,27 +39,8 @@ pub(crate) enum Broken {
 
 /// Whether the `session_meta` payload at `payload` says `history_mode: "paginated"`.
 pub(crate) fn is_paginated(text: &str, payload: &Range<usize>) -> bool {
-    member(text, payload, "history_mode")
+    json::member(text, payload.start, "history_mode")
         .is_some_and(|r| string(text, &Some(r)).as_deref() == Some("paginated"))
-}
-
-/// The value range of member `name` of the object at `object`.
-fn member(text: &str, object: &Range<usize>, name: &str) -> Option<Range<usize>> {
-    let mut p = Parser::new(text);
-    p.seek(object.start);
-    if p.peek() != Some(b'{') {
-        return None;
-    }
-    let mut found = None;
-    p.object(|p, key| {
-        if key_name(key) != name {
-            return Ok(false);
-        }
-        found = Some(p.value()?);
-        Ok(true)
-    })
-    .ok()?;
-    found
 }
 
 /// The `history_base` of a rollout's first `session_meta`, found among its first lines.
@@ -70,16 +51,16 @@ pub(crate) fn base_in(lines: &[u8]) -> Option<Base> {
             continue;
         };
         let text = text.trim_end_matches('\r');
-        let whole = 0..text.len();
-        if member(text, &whole, "type")
+        if json::member(text, 0, "type")
             .is_none_or(|r| string(text, &Some(r)).as_deref() != Some("session_meta"))
         {
             continue;
         }
-        let payload = member(text, &whole, "payload")?;
-        let base = member(text, &payload, "history_base")?;
-        let number = |name| member(text, &base, name).and_then(|r| text[r].parse::<u64>().ok());
-        let rollout = member(text, &base, "thread_id")
+        let payload = json::member(text, 0, "payload")?;
+        let base = json::member(text, payload.start, "history_base")?;
+        let number =
+            |name| json::member(text, base.start, name).and_then(|r| text[r].parse::<u64>().ok());
+        let rollout = json::member(text, base.start, "thread_id")
             .and_then(|r| string(text, &Some(r)).and_then(|id| Uuid::try_parse(&id).ok()))?;
         return Some(Base {
             rollout,

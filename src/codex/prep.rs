@@ -284,10 +284,7 @@ fn truncate_items(
         if n > 0 {
             let marker = format!("[omitted {n} {what} items ...]");
             after += marker.len() as u64;
-            let mut part = br#"{"type":"input_text","text":"#.to_vec();
-            json::encode_str(marker.as_bytes(), &mut part);
-            part.push(b'}');
-            kept.push(part);
+            kept.push(text_part(&marker));
         }
     }
     let mut array = vec![b'['];
@@ -298,17 +295,7 @@ fn truncate_items(
 
 /// A member of a part object, decoded.
 fn part_member(text: &str, range: &Range<usize>, name: &str) -> Option<String> {
-    let mut p = Parser::new(text);
-    p.seek(range.start);
-    let mut found = None;
-    p.object(|p, key| {
-        if super::item::key_name(key) != name {
-            return Ok(false);
-        }
-        found = Some(p.value()?);
-        Ok(true)
-    })
-    .ok()?;
+    let found = json::member(text, range.start, name);
     super::item::string(text, &found).map(|s| s.into_owned())
 }
 
@@ -343,16 +330,13 @@ fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec
             Outcome::Keep => {}
             Outcome::Placeholder(placeholder) => {
                 prepared.changes.push(Change::Replaced(placeholder));
-                let mut replacement = br#"{"type":"input_text","text":"#.to_vec();
-                json::encode_str(placeholder.as_bytes(), &mut replacement);
-                replacement.push(b'}');
-                edits.push((part.range.clone(), replacement));
+                edits.push((part.range.clone(), text_part(placeholder)));
             }
             Outcome::Url(url) => {
                 prepared.changes.push(Change::Rewritten {
                     audio: member == "audio_url",
                 });
-                if let Some(at) = member_range(text, &part.range, member) {
+                if let Some(at) = json::member(text, part.range.start, member) {
                     let mut replacement = Vec::new();
                     json::encode_str(url.as_bytes(), &mut replacement);
                     edits.push((at, replacement));
@@ -360,27 +344,13 @@ fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec
             }
         }
     }
-    let mut at = 0;
-    for (range, replacement) in edits {
-        out.extend_from_slice(&text.as_bytes()[at..range.start]);
-        out.extend_from_slice(&replacement);
-        at = range.end;
-    }
-    out.extend_from_slice(&text.as_bytes()[at..]);
+    super::view::splice(text, edits, out);
 }
 
-/// Where a member's value is, in a part object.
-fn member_range(text: &str, range: &Range<usize>, name: &str) -> Option<Range<usize>> {
-    let mut p = Parser::new(text);
-    p.seek(range.start);
-    let mut found = None;
-    p.object(|p, key| {
-        if super::item::key_name(key) != name {
-            return Ok(false);
-        }
-        found = Some(p.value()?);
-        Ok(true)
-    })
-    .ok()?;
-    found
+/// An `input_text` part holding `text`, as the JSON rollcall writes.
+fn text_part(text: &str) -> Vec<u8> {
+    let mut part = br#"{"type":"input_text","text":"#.to_vec();
+    json::encode_str(text.as_bytes(), &mut part);
+    part.push(b'}');
+    part
 }

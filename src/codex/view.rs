@@ -353,7 +353,7 @@ fn replace_media(
 }
 
 /// `text` with each range replaced, ranges in order.
-pub(crate) fn splice<S: AsRef<str>>(
+pub(crate) fn splice<S: AsRef<[u8]>>(
     text: &str,
     edits: Vec<(std::ops::Range<usize>, S)>,
     out: &mut Vec<u8>,
@@ -361,7 +361,7 @@ pub(crate) fn splice<S: AsRef<str>>(
     let mut at = 0;
     for (range, replacement) in edits {
         out.extend_from_slice(&text.as_bytes()[at..range.start]);
-        out.extend_from_slice(replacement.as_ref().as_bytes());
+        out.extend_from_slice(replacement.as_ref());
         at = range.end;
     }
     out.extend_from_slice(&text.as_bytes()[at..]);
