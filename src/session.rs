@@ -378,28 +378,6 @@ fn sniff(reader: &mut impl Read) -> io::Result<(Dialect, Vec<u8>)> {
     }
 }
 
-/// Record kinds of the Codex envelope and of the mini dialect.
-const CODEX_KINDS: [&str; 18] = [
-    "session_meta",
-    "response_item",
-    "event_msg",
-    "compacted",
-    "turn_context",
-    "inter_agent_communication",
-    "inter_agent_communication_metadata",
-    "world_state",
-    "token_usage_record",
-    "retained_context",
-    "security_risk_score",
-    "realtime_item",
-    "item",
-    "rolled_back",
-    "turn_started",
-    "turn_completed",
-    "turn_aborted",
-    "thread_rolled_back",
-];
-
 /// The dialect a line shows, if it shows one: a Codex record kind or a `payload`; a Claude Code
 /// entry type with one of its ids; a 2025 session object or state line.
 fn tell(line: &[u8], first: bool) -> Option<Dialect> {
@@ -436,7 +414,7 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
         Some(kind) if claude_id && claude::entry::Kind::is_claude_type(kind) => {
             Some(Dialect::Claude)
         }
-        Some(kind) if CODEX_KINDS.contains(&kind) => Some(Dialect::Codex),
+        Some(kind) if codex::record::is_kind(kind) => Some(Dialect::Codex),
         Some(_) => None,
         None if record_type || (first && id) => Some(Dialect::Codex2025),
         None => None,

@@ -213,6 +213,27 @@ const CONTEXT_KINDS: [&str; 7] = [
     "realtime_item",
 ];
 
+/// The other record kinds of the Codex envelope and of the mini dialect.
+const HISTORY_KINDS: [&str; 11] = [
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "compacted",
+    "inter_agent_communication",
+    "item",
+    "rolled_back",
+    "turn_started",
+    "turn_completed",
+    "turn_aborted",
+    "thread_rolled_back",
+];
+
+/// Whether `kind` is a record kind of the Codex envelope or of the mini dialect: a line of one
+/// tells a Codex log.
+pub(crate) fn is_kind(kind: &str) -> bool {
+    CONTEXT_KINDS.contains(&kind) || HISTORY_KINDS.contains(&kind)
+}
+
 fn shape(kind: &'static str, problem: &'static str) -> ParseError {
     ParseError::Shape { kind, problem }
 }
