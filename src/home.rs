@@ -1,6 +1,7 @@
 //! Session files on disk: the agents' home folders, walking them for session files, reading the
 //! time in a rollout's file name, and finding a session by its id.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -155,6 +156,29 @@ pub fn walk(
                 found.push(path);
             }
         }
+    }
+}
+
+/// An agent's home folder: its own variable when set and not empty (`from_env`), else `hidden`
+/// in `HOME`.
+pub(crate) fn agent_home(
+    var: Option<OsString>,
+    home: Option<OsString>,
+    hidden: &str,
+) -> Option<(PathBuf, bool)> {
+    let set = |v: Option<OsString>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
+    match set(var) {
+        Some(dir) => Some((dir, true)),
+        None => set(home).map(|home| (home.join(hidden), false)),
+    }
+}
+
+/// Where an agent's home came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
+pub(crate) fn origin(var: &str, hidden: &str, dir: &Path, from_env: bool) -> String {
+    if from_env {
+        format!("{var}={}", dir.display())
+    } else {
+        format!("{var} is not set; ~/{hidden} is {}", dir.display())
     }
 }
 

@@ -20,17 +20,8 @@ impl ClaudeHome {
         config_dir: Option<OsString>,
         home: Option<OsString>,
     ) -> Option<ClaudeHome> {
-        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
-        if let Some(dir) = set(&config_dir) {
-            return Some(ClaudeHome {
-                dir,
-                from_env: true,
-            });
-        }
-        set(&home).map(|home| ClaudeHome {
-            dir: home.join(".claude"),
-            from_env: false,
-        })
+        let (dir, from_env) = crate::home::agent_home(config_dir, home, ".claude")?;
+        Some(ClaudeHome { dir, from_env })
     }
 
     pub fn projects(&self) -> PathBuf {
@@ -39,14 +30,7 @@ impl ClaudeHome {
 
     /// Where the folder came from, for messages.
     pub fn origin(&self) -> String {
-        if self.from_env {
-            format!("CLAUDE_CONFIG_DIR={}", self.dir.display())
-        } else {
-            format!(
-                "CLAUDE_CONFIG_DIR is not set; ~/.claude is {}",
-                self.dir.display()
-            )
-        }
+        crate::home::origin("CLAUDE_CONFIG_DIR", ".claude", &self.dir, self.from_env)
     }
 
     /// The session files named by `id`: `projects/*/<id>.jsonl`.

@@ -31,28 +31,15 @@ impl CodexHome {
 
     /// Where the folder came from, for messages: `CODEX_HOME=/x`, or how `~/.codex` resolved.
     pub fn origin(&self) -> String {
-        if self.from_env {
-            format!("CODEX_HOME={}", self.dir.display())
-        } else {
-            format!("CODEX_HOME is not set; ~/.codex is {}", self.dir.display())
-        }
+        home::origin("CODEX_HOME", ".codex", &self.dir, self.from_env)
     }
 
     pub(crate) fn from_env(
         codex_home: Option<OsString>,
         home: Option<OsString>,
     ) -> Option<CodexHome> {
-        let set = |v: &Option<OsString>| v.clone().filter(|v| !v.is_empty()).map(PathBuf::from);
-        if let Some(dir) = set(&codex_home) {
-            return Some(CodexHome {
-                dir,
-                from_env: true,
-            });
-        }
-        set(&home).map(|home| CodexHome {
-            dir: home.join(".codex"),
-            from_env: false,
-        })
+        let (dir, from_env) = home::agent_home(codex_home, home, ".codex")?;
+        Some(CodexHome { dir, from_env })
     }
 
     /// The home a rollout lies in, told by its path: the folder above `sessions/` or
