@@ -10,14 +10,9 @@ use crate::findings::{Findings, LineError};
 use crate::json;
 use crate::session::{Session, State};
 
+/// What reading the lines found, the same for every dialect.
 #[derive(Debug, Serialize)]
-pub(crate) struct Report<'a> {
-    pub file: &'a str,
-    /// Codex's thread id (null without a session_meta), or the Claude Code session id.
-    pub thread_id: Option<&'a str>,
-    pub cwd: Option<&'a str>,
-    pub started: Option<&'a str>,
-    pub dialect: &'static str,
+pub(crate) struct Loading<'a> {
     pub lines: u64,
     pub blank_lines: u64,
     pub records: u64,
@@ -28,6 +23,34 @@ pub(crate) struct Report<'a> {
     pub torn_tail: bool,
     pub unknown_records: u64,
     pub unknown_record_kinds: &'a BTreeMap<Box<str>, u64>,
+}
+
+impl<'a> Loading<'a> {
+    fn of(f: &'a Findings) -> Loading<'a> {
+        Loading {
+            lines: f.lines,
+            blank_lines: f.blank_lines,
+            records: f.records,
+            parse_errors: f.parse_errors,
+            error_lines: ErrorLines(f),
+            errors: Errors(&f.errors),
+            torn_tail: f.torn_tail,
+            unknown_records: f.unknown_records.total,
+            unknown_record_kinds: &f.unknown_records.by_name,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Report<'a> {
+    pub file: &'a str,
+    /// Codex's thread id (null without a session_meta), or the Claude Code session id.
+    pub thread_id: Option<&'a str>,
+    pub cwd: Option<&'a str>,
+    pub started: Option<&'a str>,
+    pub dialect: &'static str,
+    #[serde(flatten)]
+    pub loading: Loading<'a>,
     #[serde(flatten)]
     pub codex_records: Option<CodexRecords<'a>>,
     pub history_items: u64,
@@ -428,15 +451,7 @@ impl<'a> Report<'a> {
             cwd: state.cwd.as_deref(),
             started: state.started.as_deref(),
             dialect: state.spellings.name(),
-            lines: f.lines,
-            blank_lines: f.blank_lines,
-            records: f.records,
-            parse_errors: f.parse_errors,
-            error_lines: ErrorLines(f),
-            errors: Errors(&f.errors),
-            torn_tail: f.torn_tail,
-            unknown_records: f.unknown_records.total,
-            unknown_record_kinds: &f.unknown_records.by_name,
+            loading: Loading::of(f),
             codex_records: Some(CodexRecords {
                 unknown_events: state.unknown_events.total,
                 unknown_event_types: &state.unknown_events.by_name,
@@ -493,15 +508,7 @@ impl<'a> Report<'a> {
             cwd: state.cwd.as_deref(),
             started: state.started.as_ref().map(|(text, _)| &**text),
             dialect: "claude",
-            lines: f.lines,
-            blank_lines: f.blank_lines,
-            records: f.records,
-            parse_errors: f.parse_errors,
-            error_lines: ErrorLines(f),
-            errors: Errors(&f.errors),
-            torn_tail: f.torn_tail,
-            unknown_records: f.unknown_records.total,
-            unknown_record_kinds: &f.unknown_records.by_name,
+            loading: Loading::of(f),
             codex_records: None,
             history_items: history,
             incomplete_turn_id: incomplete.as_ref().and_then(|t| t.turn_id.clone()),
@@ -523,6 +530,6 @@ impl<'a> Report<'a> {
             .claude
             .as_ref()
             .is_some_and(|c| !c.dangling_parents.is_empty() || !c.cycles.is_empty());
-        self.parse_errors > 0 || self.incomplete_turn.is_some() || no_meta || broken
+        self.loading.parse_errors > 0 || self.incomplete_turn.is_some() || no_meta || broken
     }
 }

@@ -442,7 +442,7 @@ fn findings(report: &Report<'_>, session: &session::Session) -> Findings {
         thread_id: report.thread_id.map(Into::into),
         cwd: report.cwd.map(Into::into),
         started: report.started.map(Into::into),
-        parse_errors: report.parse_errors,
+        parse_errors: report.loading.parse_errors,
         incomplete: report.incomplete_turn.is_some(),
         incomplete_turn_id: report.incomplete_turn_id.as_deref().map(Into::into),
         missing_outputs: report.repairs.missing_outputs.len(),

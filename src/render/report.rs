@@ -107,7 +107,8 @@ fn identity(r: &Report<'_>) -> Vec<Row> {
     rows
 }
 
-fn loading(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
+fn loading(report: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
+    let r = &report.loading;
     let records = plural(r.records, "record", "records");
     let lines = format!(
         "{} ({} {records}, {} blank)",
@@ -141,7 +142,7 @@ fn loading(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
         "unknown records",
         tally(r.unknown_records, r.unknown_record_kinds, none),
     ));
-    if let Some(c) = &r.codex_records {
+    if let Some(c) = &report.codex_records {
         rows.push(Row::new(
             "unknown events",
             tally(c.unknown_events, c.unknown_event_types, none),
