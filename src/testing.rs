@@ -7,6 +7,34 @@ use crate::Loaded;
 use crate::cli::{Format, Job, ViewSettings};
 use crate::codex::view::Modalities;
 
+/// A count of the JSON report, which must be there.
+fn count(report: &serde_json::Value, key: &str) -> u64 {
+    report[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key}: {}", report[key]))
+}
+
+/// The JSON report's counts agree with each other: every line is a record, a parse error or
+/// blank; each parse error has its line, ascending; a torn tail is the last line.
+pub fn check_report_counts(report: &serde_json::Value) {
+    let n = |key: &str| count(report, key);
+    assert_eq!(
+        n("records") + n("parse_errors") + n("blank_lines"),
+        n("lines"),
+        "line counts"
+    );
+    let error_lines = report["error_lines"].as_array().expect("error_lines");
+    assert_eq!(error_lines.len() as u64, n("parse_errors"));
+    assert!(
+        error_lines
+            .windows(2)
+            .all(|w| w[0].as_u64() < w[1].as_u64())
+    );
+    if report["torn_tail"] == true {
+        assert_eq!(error_lines.last(), Some(&report["lines"]), "torn tail line");
+    }
+}
+
 /// Every modality set.
 fn all_modalities() -> [Modalities; 4] {
     [(false, false), (true, false), (false, true), (true, true)]
@@ -24,30 +52,14 @@ pub fn check_pipeline(bytes: &[u8]) {
     };
     let report = render(&session, Job::Report { json: true });
     let report: serde_json::Value = serde_json::from_slice(&report).expect("the report is JSON");
-    let n = |key: &str| {
-        report[key]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{key}: {report}"))
-    };
-    assert_eq!(
-        n("records") + n("parse_errors") + n("blank_lines"),
-        n("lines"),
-        "line counts"
-    );
-    let error_lines = report["error_lines"].as_array().expect("error_lines");
-    assert_eq!(error_lines.len() as u64, n("parse_errors"));
-    assert!(
-        error_lines
-            .windows(2)
-            .all(|w| w[0].as_u64() < w[1].as_u64())
-    );
+    check_report_counts(&report);
     let history = render(&session, Job::History);
     assert_eq!(
         history
             .split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
             .count() as u64,
-        n("history_items")
+        count(&report, "history_items")
     );
 
     for modalities in all_modalities() {

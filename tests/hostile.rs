@@ -23,6 +23,7 @@ use serde_json::Value;
 mod common;
 
 use common::{META, Scratch, backdate, binary, names_in, rollcall};
+use rollcall::testing::check_report_counts;
 
 /// Every command, so that each case goes through every path that reads the source.
 const COMMANDS: [&[&str]; 8] = [
@@ -150,32 +151,8 @@ fn survive(path: &Path) -> Result<Value, String> {
         .find(|(args, _)| args.contains(&"--strict"))
         .expect("--strict ran");
     assert_eq!(strict.status.code(), Some(if findings { 3 } else { 0 }));
-    check_counts(&report);
+    check_report_counts(&report);
     Ok(report)
-}
-
-/// The report's counts agree with each other.
-fn check_counts(report: &Value) {
-    let n = |key: &str| {
-        report[key]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{key}: {}", report[key]))
-    };
-    assert_eq!(
-        n("records") + n("parse_errors") + n("blank_lines"),
-        n("lines"),
-        "line counts"
-    );
-    let error_lines = report["error_lines"].as_array().expect("error_lines");
-    assert_eq!(error_lines.len() as u64, n("parse_errors"));
-    assert!(
-        error_lines
-            .windows(2)
-            .all(|w| w[0].as_u64() < w[1].as_u64())
-    );
-    if report["torn_tail"] == true {
-        assert_eq!(error_lines.last(), Some(&report["lines"]), "torn tail line");
-    }
 }
 
 /// The JSON report of `path` (the source checked untouched), for cases too big for [`survive`].
@@ -190,7 +167,7 @@ fn json_report(path: &Path) -> Value {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(Snapshot::of(path), before);
     let report = serde_json::from_slice(&out.stdout).expect("the JSON report is JSON");
-    check_counts(&report);
+    check_report_counts(&report);
     report
 }
 
@@ -766,7 +743,7 @@ fn named_pipe() {
     writer.join().expect("writer");
     check_sane(&out, "fifo report", &fifo.display().to_string());
     let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    check_counts(&report);
+    check_report_counts(&report);
     assert_eq!(report["lines"], 5);
     assert_eq!(report["blank_lines"], 1);
     assert_eq!(report["history_items"], 1);
@@ -1141,7 +1118,7 @@ fn file_appended_to_while_read() {
         check_sane(&out, "live report", &path.display().to_string());
         assert_eq!(out.status.code(), Some(0));
         let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        check_counts(&report);
+        check_report_counts(&report);
         // A consistent snapshot: every record up to where it was cut, and at most the last line
         // torn by the cut.
         let records = report["records"].as_u64().expect("records");
@@ -1207,7 +1184,7 @@ fn file_truncated_while_read() {
             let out = rollcall().args(args).arg(&path).output().expect("runs");
             check_sane(&out, &format!("{args:?}"), &path.display().to_string());
             if args.contains(&"--json") && out.status.code() == Some(0) {
-                check_counts(&serde_json::from_slice(&out.stdout).expect("JSON"));
+                check_report_counts(&serde_json::from_slice(&out.stdout).expect("JSON"));
             }
         }
     }
