@@ -7,7 +7,13 @@
 //! skipper keeps its own stack), and duplicate keys are left for callers (the last one wins).
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::ops::Range;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::findings::ParseError;
 
 /// Why a text is not JSON, and where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -644,6 +650,60 @@ fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
     n
 }
 
+/// A key's name, from its raw text (borrowed unless it has escapes, which keys almost never do).
+pub fn key_name(raw: &str) -> Cow<'_, str> {
+    decode_str(raw).unwrap_or_default()
+}
+
+/// The decoded string at `range` of `text`, if it is a string.
+pub fn string_at<'t>(text: &'t str, range: &Option<Range<usize>>) -> Option<Cow<'t, str>> {
+    range.as_ref().and_then(|r| decode_str(&text[r.clone()]))
+}
+
+/// The line as text: UTF-8 checked with the fast validator, located with the standard one.
+pub(crate) fn utf8(line: &[u8]) -> std::result::Result<&str, ParseError> {
+    simdutf8::basic::from_utf8(line).map_err(|_| {
+        let at = std::str::from_utf8(line)
+            .err()
+            .map_or(0, |e| e.valid_up_to());
+        ParseError::InvalidUtf8 { at }
+    })
+}
+
+/// `text` with each range replaced, ranges in order.
+pub fn splice<S: AsRef<[u8]>>(text: &str, edits: Vec<(Range<usize>, S)>, out: &mut Vec<u8>) {
+    let mut at = 0;
+    for (range, replacement) in edits {
+        out.extend_from_slice(&text.as_bytes()[at..range.start]);
+        out.extend_from_slice(replacement.as_ref());
+        at = range.end;
+    }
+    out.extend_from_slice(&text.as_bytes()[at..]);
+}
+
+/// Shown for a member nested deeper than serde_json decodes (its limit is 128 levels).
+const TOO_DEEP: &str = "[nested too deep to show]";
+
+/// A view entry as a `Value` to describe. Valid JSON that serde_json will not decode in full still
+/// shows its type and ids: lone surrogates read as U+FFFD, and a member nested too deep is shown
+/// as [`TOO_DEEP`].
+pub fn value_lossy(text: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(text);
+    let text = lone_surrogates_replaced(&text);
+    if let Ok(item) = serde_json::from_str(&text) {
+        return item;
+    }
+    // Raw members are skipped over without recursion, so only the deep ones are lost.
+    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(&text) else {
+        return Value::Null;
+    };
+    let members = members.into_iter().map(|(key, raw)| {
+        let value = serde_json::from_str(raw.get()).unwrap_or_else(|_| TOO_DEEP.into());
+        (key, value)
+    });
+    Value::Object(members.collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -878,5 +938,17 @@ mod tests {
                 assert_ne!(key(lone), key(&text), "{lone} vs {c:?}");
             }
         }
+    }
+
+    #[test]
+    fn items_serde_json_cannot_decode_still_show_their_type() {
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        let item = value_lossy(
+            format!(r#"{{"type":"function_call","call_id":"\udfff","x":{deep}}}"#).as_bytes(),
+        );
+        assert_eq!(
+            item,
+            serde_json::json!({"type": "function_call", "call_id": "\u{fffd}", "x": TOO_DEEP})
+        );
     }
 }

@@ -45,6 +45,7 @@ pub(crate) mod report;
 pub(crate) mod scan;
 pub(crate) mod session;
 pub(crate) mod source;
+pub(crate) mod text;
 pub(crate) mod view;
 
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};

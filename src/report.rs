@@ -364,7 +364,7 @@ fn time_text(nanos: i64) -> Option<String> {
     let seconds = nanos.div_euclid(1_000_000_000);
     let millis = nanos.rem_euclid(1_000_000_000) / 1_000_000;
     let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (y, m, d) = crate::home::civil_from_days(days);
+    let (y, m, d) = crate::text::civil_from_days(days);
     Some(format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
         rest / 3600,

@@ -5,7 +5,6 @@
 
 use std::ops::Range;
 
-use crate::codex::item::{key_name, string};
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
 use crate::source::Span;
@@ -112,7 +111,7 @@ struct Members {
 }
 
 fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
-    let text = crate::codex::record::utf8(line)?;
+    let text = json::utf8(line)?;
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
         what: e.what,
@@ -124,7 +123,7 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
     }
     let mut m = Members::default();
     p.object(|p, key| {
-        let slot = match &*key_name(key) {
+        let slot = match &*json::key_name(key) {
             "type" => &mut m.kind,
             "uuid" => &mut m.uuid,
             "parentUuid" => &mut m.parent,
@@ -141,7 +140,7 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
     })
     .and_then(|_| p.end())
     .map_err(invalid)?;
-    let Some(type_name) = string(text, &m.kind) else {
+    let Some(type_name) = json::string_at(text, &m.kind) else {
         return Err(ParseError::NoType);
     };
     let kind = Kind::from_type(&type_name);
@@ -163,7 +162,7 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
         session_id: string_span(&m.session_id),
         cwd: string_span(&m.cwd),
         timestamp: string_span(&m.timestamp),
-        time: string(text, &m.timestamp).and_then(|t| parse_time(&t)),
+        time: json::string_at(text, &m.timestamp).and_then(|t| parse_time(&t)),
         flags: 0,
     };
     if m.sidechain
@@ -172,7 +171,9 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
     {
         entry.flags |= Entry::SIDECHAIN;
     }
-    if kind == Kind::System && string(text, &m.subtype).as_deref() == Some("compact_boundary") {
+    if kind == Kind::System
+        && json::string_at(text, &m.subtype).as_deref() == Some("compact_boundary")
+    {
         entry.flags |= Entry::BOUNDARY;
     }
     if matches!(kind, Kind::User | Kind::Assistant) {
@@ -204,7 +205,7 @@ fn message_facts(text: &str, message: Range<usize>) -> (Option<Range<usize>>, bo
     p.seek(message.start);
     let (mut id, mut content) = (None, None);
     let _ = p.object(|p, key| {
-        let slot = match &*key_name(key) {
+        let slot = match &*json::key_name(key) {
             "id" => &mut id,
             "content" => &mut content,
             _ => return Ok(false),
@@ -267,7 +268,7 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
         }
         let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
         let range = p.object(|p, key| {
-            let slot = match &*key_name(key) {
+            let slot = match &*json::key_name(key) {
                 "type" => &mut kind,
                 "id" => &mut id,
                 "tool_use_id" => &mut tool_use_id,
@@ -281,7 +282,7 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
             r.clone()
                 .filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"')
         };
-        let (kind, id) = match string(text, &kind).as_deref() {
+        let (kind, id) = match json::string_at(text, &kind).as_deref() {
             Some("tool_use") => (BlockKind::ToolUse, is_string(&id)),
             Some("tool_result") => (BlockKind::ToolResult, tool_use_id),
             Some("text") => (BlockKind::Text, None),
@@ -356,19 +357,9 @@ pub(crate) fn parse_time(text: &str) -> Option<i64> {
             sign * (h * 3600 + m * 60)
         }
     };
-    let days = days_from_civil(year, month, day);
+    let days = crate::text::days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
     seconds.checked_mul(1_000_000_000)?.checked_add(nanos)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

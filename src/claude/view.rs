@@ -10,7 +10,6 @@ use std::io;
 use super::chain::{NONE, Node, State};
 use super::entry::{self, BlockKind, Entry, Kind};
 use super::words;
-use crate::codex::item::string;
 use crate::intern::Strings;
 use crate::json;
 use crate::source::SpanReader;
@@ -146,7 +145,7 @@ impl<'s> View<'s> {
                         .and_then(|r| json::decode_key(&read.text[r.clone()]))
                         .map_or(NONE, |key| ids.intern(&key));
                 let local = b.kind == BlockKind::Text
-                    && string(&read.text, &b.text)
+                    && json::string_at(&read.text, &b.text)
                         .is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
                 prompt |= b.kind != BlockKind::ToolResult && !local;
                 blocks.push(Block {

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::view::{Message, View};
-use crate::render::plural;
+use crate::text::plural;
 use crate::view::{Change, Entry, Origin, Sign};
 
 /// What the repairs did to one message, as the diff shows it.
@@ -100,7 +100,7 @@ pub(crate) fn footer(view: &View<'_>) -> String {
 
 /// A message for people: who speaks, a mark for a repaired one, and its blocks.
 pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
-    let message = crate::render::decode_json(entry.text);
+    let message = crate::json::value_lossy(entry.text);
     let role = message
         .get("role")
         .and_then(Value::as_str)

@@ -5,7 +5,7 @@
 
 use std::io;
 
-use super::item::{self, Fields, Flags, Form, Item};
+use super::item::{Fields, Flags, Form, Item};
 use super::parts::{self, PartKind};
 use super::turns;
 use crate::json::{self, Parser};
@@ -225,7 +225,7 @@ pub(crate) fn turn_id(text: &str) -> Option<String> {
     let mut p = Parser::new(text);
     p.seek(range.start);
     let reduced = turns::passthrough(&mut p).ok()??;
-    item::string(text, &reduced.turn_id)
+    json::string_at(text, &reduced.turn_id)
         .filter(|id| !id.is_empty())
         .map(|id| id.into_owned())
 }

@@ -361,11 +361,6 @@ pub(crate) struct Fields {
     pub passthrough: Option<Range<usize>>,
 }
 
-/// A key's name, from its raw text (borrowed unless it has escapes, which keys almost never do).
-pub(crate) fn key_name(raw: &str) -> std::borrow::Cow<'_, str> {
-    json::decode_str(raw).unwrap_or_default()
-}
-
 impl Fields {
     /// Reads the members of the object at the parser's position; returns its range.
     pub fn read(p: &mut Parser<'_>) -> json::Result<(Fields, Range<usize>)> {
@@ -377,7 +372,7 @@ impl Fields {
     /// Reads the value of member `key` at the parser's position if it is one of ours; returns
     /// whether it did (see [`Parser::object`]).
     pub fn member(&mut self, p: &mut Parser<'_>, key: &str) -> json::Result<bool> {
-        let slot = match &*key_name(key) {
+        let slot = match &*json::key_name(key) {
             "type" => &mut self.kind,
             "role" => &mut self.role,
             "id" => &mut self.id,
@@ -399,16 +394,6 @@ impl Fields {
         *slot = Some(p.value()?);
         Ok(true)
     }
-}
-
-/// The decoded string at `range` of `text`, if it is a string.
-pub(crate) fn string<'t>(
-    text: &'t str,
-    range: &Option<Range<usize>>,
-) -> Option<std::borrow::Cow<'t, str>> {
-    range
-        .as_ref()
-        .and_then(|r| json::decode_str(&text[r.clone()]))
 }
 
 /// The raw JSON text at `range`.

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use uuid::Uuid;
 
 use super::home::{self, CodexHome};
-use super::item::string;
 use crate::json;
 
 /// Where a fork's history continues from: the parent rollout, and where it is cut.
@@ -40,7 +39,7 @@ pub(crate) enum Broken {
 /// Whether the `session_meta` payload at `payload` says `history_mode: "paginated"`.
 pub(crate) fn is_paginated(text: &str, payload: &Range<usize>) -> bool {
     json::member(text, payload.start, "history_mode")
-        .is_some_and(|r| string(text, &Some(r)).as_deref() == Some("paginated"))
+        .is_some_and(|r| json::string_at(text, &Some(r)).as_deref() == Some("paginated"))
 }
 
 /// The `history_base` of a rollout's first `session_meta`, found among its first lines.
@@ -52,7 +51,7 @@ pub(crate) fn base_in(lines: &[u8]) -> Option<Base> {
         };
         let text = text.trim_end_matches('\r');
         if json::member(text, 0, "type")
-            .is_none_or(|r| string(text, &Some(r)).as_deref() != Some("session_meta"))
+            .is_none_or(|r| json::string_at(text, &Some(r)).as_deref() != Some("session_meta"))
         {
             continue;
         }
@@ -60,8 +59,9 @@ pub(crate) fn base_in(lines: &[u8]) -> Option<Base> {
         let base = json::member(text, payload.start, "history_base")?;
         let number =
             |name| json::member(text, base.start, name).and_then(|r| text[r].parse::<u64>().ok());
-        let rollout = json::member(text, base.start, "thread_id")
-            .and_then(|r| string(text, &Some(r)).and_then(|id| Uuid::try_parse(&id).ok()))?;
+        let rollout = json::member(text, base.start, "thread_id").and_then(|r| {
+            json::string_at(text, &Some(r)).and_then(|id| Uuid::try_parse(&id).ok())
+        })?;
         return Some(Base {
             rollout,
             end_ordinal: number("end_ordinal_exclusive")?,

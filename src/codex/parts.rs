@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use super::item::{self, Flags, Item, ItemKind};
 use super::turns;
-use crate::json::Parser;
+use crate::json::{self, Parser};
 
 /// Codex's compaction summary prefix (`prompts/templates/compact/summary_prefix.md`): a user
 /// message whose text starts with it and a newline is an earlier summary, which a legacy
@@ -55,7 +55,7 @@ pub(crate) fn parts(text: &str, value: &Option<Range<usize>>) -> Vec<Part> {
         }
         let (mut kind, mut body) = (None, None);
         let range = p.object(|p, key| {
-            let slot = match &*item::key_name(key) {
+            let slot = match &*json::key_name(key) {
                 "type" => &mut kind,
                 "text" => &mut body,
                 _ => return Ok(false),
@@ -63,7 +63,7 @@ pub(crate) fn parts(text: &str, value: &Option<Range<usize>>) -> Vec<Part> {
             *slot = Some(p.value()?);
             Ok(true)
         })?;
-        let kind = match item::string(text, &kind).as_deref() {
+        let kind = match json::string_at(text, &kind).as_deref() {
             Some("input_text") => PartKind::InputText,
             Some("output_text") => PartKind::OutputText,
             Some("input_image") => PartKind::Image,
@@ -84,7 +84,7 @@ pub(crate) fn parts(text: &str, value: &Option<Range<usize>>) -> Vec<Part> {
 impl Part {
     /// The decoded text of a text part.
     pub fn text<'t>(&self, text: &'t str) -> Option<Cow<'t, str>> {
-        item::string(text, &self.text)
+        json::string_at(text, &self.text)
     }
 }
 

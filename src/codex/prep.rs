@@ -296,7 +296,7 @@ fn truncate_items(
 /// A member of a part object, decoded.
 fn part_member(text: &str, range: &Range<usize>, name: &str) -> Option<String> {
     let found = json::member(text, range.start, name);
-    super::item::string(text, &found).map(|s| s.into_owned())
+    json::string_at(text, &found).map(|s| s.into_owned())
 }
 
 fn audio_url(text: &str, part: &Range<usize>) -> String {
@@ -344,7 +344,7 @@ fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec
             }
         }
     }
-    super::view::splice(text, edits, out);
+    json::splice(text, edits, out);
 }
 
 /// An `input_text` part holding `text`, as the JSON rollcall writes.

@@ -102,7 +102,7 @@ impl crate::pipeline::Classify for Classifier {
 
 /// Validates a line and reads its top-level members (and those of its `payload` or `item`).
 fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseError> {
-    let text = utf8(line)?;
+    let text = json::utf8(line)?;
     let mut p = Parser::new(text);
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
@@ -118,7 +118,7 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
     let mut record_type = None;
     let mut ordinal = None;
     let whole = p
-        .object(|p, key| match &*item::key_name(key) {
+        .object(|p, key| match &*json::key_name(key) {
             "ordinal" => {
                 ordinal = Some(p.value()?);
                 Ok(true)
@@ -151,22 +151,12 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
     let (spelling, record) = if pre_envelope {
         line.classify_2025(record_type, whole)?
     } else {
-        let Some(kind) = item::string(text, &line.top.kind) else {
+        let Some(kind) = json::string_at(text, &line.top.kind) else {
             return Err(ParseError::NoType);
         };
         line.classify(&kind)?
     };
     Ok((spelling, record, ordinal))
-}
-
-/// The line as text: UTF-8 checked with the fast validator, located with the standard one.
-pub(crate) fn utf8(line: &[u8]) -> Result<&str, ParseError> {
-    simdutf8::basic::from_utf8(line).map_err(|_| {
-        let at = std::str::from_utf8(line)
-            .err()
-            .map_or(0, |e| e.valid_up_to());
-        ParseError::InvalidUtf8 { at }
-    })
 }
 
 /// A record's members: its own, and those of its `payload` or `item`.
@@ -354,7 +344,7 @@ impl Line<'_> {
                 let (_, payload) = self
                     .payload("event_msg")?
                     .ok_or(shape("event_msg", "no payload"))?;
-                let event = item::string(self.text, &payload.kind)
+                let event = json::string_at(self.text, &payload.kind)
                     .ok_or(shape("event_msg", r#"payload has no string "type""#))?;
                 (Some(Codex), self.event(&event, payload))
             }
@@ -570,7 +560,7 @@ const REPLACEMENT: u16 = 1 << 15;
 /// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`],
 /// [`REPLACEMENT`]).
 fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u16) -> Candidate {
-    let Some(type_name) = item::string(text, &f.kind) else {
+    let Some(type_name) = json::string_at(text, &f.kind) else {
         return Candidate::NoType;
     };
     let kind = ItemKind::from_type(&type_name);
@@ -590,7 +580,7 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
     match kind {
         ItemKind::GhostSnapshot => return Candidate::Filtered,
         ItemKind::Message => {
-            let role = item::string(text, &f.role);
+            let role = json::string_at(text, &f.role);
             if role.as_deref() == Some("system") && origin & REPLACEMENT == 0 {
                 return Candidate::Filtered;
             }
@@ -602,7 +592,7 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
             parts.flag(&mut item, None);
         }
         ItemKind::ToolSearchOutput => {
-            if item::string(text, &f.execution).as_deref() == Some("server") {
+            if json::string_at(text, &f.execution).as_deref() == Some("server") {
                 item.flags.0 |= Flags::SERVER;
             }
         }

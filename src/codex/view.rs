@@ -13,7 +13,7 @@ use super::parts::{self, MediaPart};
 use super::prep::{self, Prep, Prepared};
 use super::truncate::Policy;
 use super::words;
-use crate::json::Parser;
+use crate::json::{self, Parser};
 use crate::source::SpanReader;
 use crate::view::{Change, Entry, Origin, PromptView, Shape};
 
@@ -273,7 +273,7 @@ pub(crate) fn fields_of(text: &str) -> Fields {
 /// The non-empty string `id` of a call, which names its synthetic output.
 pub(crate) fn call_item_id(call: &str) -> Option<String> {
     let f = fields_of(call);
-    super::item::string(call, &f.id)
+    json::string_at(call, &f.id)
         .filter(|id| !id.is_empty())
         .map(|id| id.into_owned())
 }
@@ -349,22 +349,7 @@ fn replace_media(
             MediaPart::Image | MediaPart::Audio => {}
         }
     }
-    splice(text, edits, out);
-}
-
-/// `text` with each range replaced, ranges in order.
-pub(crate) fn splice<S: AsRef<[u8]>>(
-    text: &str,
-    edits: Vec<(std::ops::Range<usize>, S)>,
-    out: &mut Vec<u8>,
-) {
-    let mut at = 0;
-    for (range, replacement) in edits {
-        out.extend_from_slice(&text.as_bytes()[at..range.start]);
-        out.extend_from_slice(replacement.as_ref());
-        at = range.end;
-    }
-    out.extend_from_slice(&text.as_bytes()[at..]);
+    json::splice(text, edits, out);
 }
 
 impl PromptView for View<'_> {

@@ -7,7 +7,7 @@ use super::calls::{CallId, CallIds};
 use super::item::{Family, Item, Side};
 use super::prep::Change as PrepChange;
 use super::view::{Changes, synthetic_id};
-use crate::render::plural;
+use crate::text::plural;
 use crate::view::{Change, Entry, Origin, Sign};
 
 /// A call id as JSON spells it: a string quoted, anything else as it was.
@@ -200,7 +200,7 @@ const BLOB_BYTES: usize = 512;
 
 /// A transcript entry: heading, a mark for a changed or synthetic entry, and the body's lines.
 pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
-    let item = crate::render::decode_json(entry.text);
+    let item = crate::json::value_lossy(entry.text);
     let field = |name: &str| item.get(name).and_then(Value::as_str).unwrap_or_default();
     let kind = field("type");
     let mut head = match kind {

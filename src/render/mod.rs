@@ -8,16 +8,11 @@ mod scan;
 mod text;
 mod view;
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
-
-use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::claude;
 use crate::cli::{Format, Job, ViewSettings};
 use crate::codex;
-use crate::json;
 use crate::session::{Session, State};
 use crate::source::SpanReader;
 use crate::view::PromptView;
@@ -92,34 +87,6 @@ fn history(state: &State, reader: &mut SpanReader<'_>, out: &mut impl Write) -> 
     Ok(())
 }
 
-/// Shown for a member nested deeper than serde_json decodes (its limit is 128 levels).
-const TOO_DEEP: &str = "[nested too deep to show]";
-
-/// A view entry as a `Value` to describe. Valid JSON that serde_json will not decode in full still
-/// shows its type and ids: lone surrogates read as U+FFFD, and a member nested too deep is shown
-/// as [`TOO_DEEP`].
-pub(crate) fn decode_json(text: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(text);
-    let text = json::lone_surrogates_replaced(&text);
-    if let Ok(item) = serde_json::from_str(&text) {
-        return item;
-    }
-    // Raw members are skipped over without recursion, so only the deep ones are lost.
-    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(&text) else {
-        return Value::Null;
-    };
-    let members = members.into_iter().map(|(key, raw)| {
-        let value = serde_json::from_str(raw.get()).unwrap_or_else(|_| TOO_DEEP.into());
-        (key, value)
-    });
-    Value::Object(members.collect())
-}
-
-/// `one` or `many`, as `n` asks.
-pub(crate) fn plural(n: impl Into<u64>, one: &'static str, many: &'static str) -> &'static str {
-    if n.into() == 1 { one } else { many }
-}
-
 /// ANSI colour for human output, or nothing.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Paint(pub bool);
@@ -147,22 +114,5 @@ impl Paint {
         } else {
             text.to_string()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn items_serde_json_cannot_decode_still_show_their_type() {
-        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
-        let item = decode_json(
-            format!(r#"{{"type":"function_call","call_id":"\udfff","x":{deep}}}"#).as_bytes(),
-        );
-        assert_eq!(
-            item,
-            serde_json::json!({"type": "function_call", "call_id": "\u{fffd}", "x": TOO_DEEP})
-        );
     }
 }

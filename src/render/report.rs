@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use super::{Paint, plural};
+use super::Paint;
+use crate::text::plural;
 use serde::Serialize;
 
 use crate::escape::{self, escape};

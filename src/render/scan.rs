@@ -6,10 +6,11 @@ use std::io::{self, Write};
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
+use super::Paint;
 use super::report::TerminalSafe;
-use super::{Paint, plural};
 use crate::escape::escape;
 use crate::scan::{Health, Row};
+use crate::text::plural;
 
 /// One line of `scan --json`; its fields are the schema in docs/scan.md.
 #[derive(Serialize)]
