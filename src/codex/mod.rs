@@ -13,6 +13,7 @@ pub(crate) mod item;
 pub(crate) mod lineage;
 pub(crate) mod media;
 pub(crate) mod parts;
+pub(crate) mod plan;
 pub(crate) mod prep;
 pub(crate) mod record;
 pub(crate) mod truncate;

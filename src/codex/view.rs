@@ -4,13 +4,12 @@
 
 use std::io;
 
-use uuid::Uuid;
-
 use super::fold::State;
 use super::forms;
 use super::item::{Family, Fields, Flags, Item, ItemKind, Side};
 use super::parts::{self, MediaPart};
-use super::prep::{self, Prep, Prepared};
+use super::plan::{Changes, synthetic_id};
+use super::prep::{self, Prep};
 use super::truncate::Policy;
 use super::words;
 use crate::json::{self, Parser};
@@ -89,23 +88,6 @@ pub(crate) struct View<'s> {
     /// Per family: call ids that have a call, and that have an output.
     called: [Bits; 3],
     answered: [Bits; 3],
-}
-
-/// What the view did to one history item.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct Changes {
-    /// Resume preparation's changes.
-    pub prepared: Prepared,
-    /// Parts the modalities replaced (§6): images (a cleared image result counts), audio.
-    pub images: u64,
-    pub audio: u64,
-    pub image_result: bool,
-}
-
-impl Changes {
-    pub fn any(&self) -> bool {
-        !self.prepared.changes.is_empty() || self.images + self.audio > 0 || self.image_result
-    }
 }
 
 impl<'s> View<'s> {
@@ -252,16 +234,6 @@ impl<'s> View<'s> {
     ) -> io::Result<()> {
         forms::item_text(item, &self.state.owned, reader, out)
     }
-}
-
-const NAMESPACE: Uuid = Uuid::from_u128(0x90d38d3e_6a5b_4d52_bfe2_2f1e634bfac4);
-
-/// The id of the synthetic output for the call whose `id` is `call_item_id`: stable across
-/// runs, so that provider prompt caches keep hitting.
-pub(crate) fn synthetic_id(family: Family, call_item_id: &str) -> String {
-    let prefix = family.id_prefix();
-    let name = format!("{prefix}:{call_item_id}");
-    format!("{prefix}_{}", Uuid::new_v5(&NAMESPACE, name.as_bytes()))
 }
 
 /// The members of an item's JSON text.

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::calls::{CallId, CallIds};
 use super::item::{Family, Item, Side};
+use super::plan::{Changes, synthetic_id};
 use super::prep::Change as PrepChange;
-use super::view::{Changes, synthetic_id};
 use crate::text::plural;
 use crate::view::{Change, Entry, Origin, Sign};
 
