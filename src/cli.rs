@@ -12,8 +12,9 @@ use clap_complete::Shell;
 use crate::codex::prep::Prep;
 use crate::codex::truncate::Policy;
 use crate::codex::view::Modalities;
-use crate::home::Homes;
-use crate::session::{Input, Load};
+use crate::homes::Homes;
+use crate::session::Load;
+use crate::source::Input;
 
 const EXAMPLES: &str = "\
 Examples:

@@ -37,6 +37,7 @@ pub(crate) mod codex;
 pub(crate) mod escape;
 pub(crate) mod findings;
 pub(crate) mod home;
+pub(crate) mod homes;
 pub(crate) mod intern;
 pub(crate) mod json;
 pub(crate) mod pipeline;
@@ -60,7 +61,7 @@ pub use codex::truncate::Policy;
 pub use codex::view::Modalities;
 use exit::{Failure, Status};
 use render::Paint;
-use session::Input;
+use source::Input;
 
 /// A session log replayed in memory: what `replay`, `repair-view` and the report print of it.
 #[derive(Debug)]
@@ -166,7 +167,7 @@ fn run_rollout(
     strict: bool,
     paint: Paint,
 ) -> Result<Status, Failure> {
-    let resolved = home::resolve(input, &config.homes)?;
+    let resolved = homes::resolve(input, &config.homes)?;
     let input = resolved.input;
     let size = match &input {
         Input::Path(path) => std::fs::metadata(path).map_or(0, |m| m.len()),

@@ -12,9 +12,11 @@ use rayon::prelude::*;
 use crate::cli::{Agent, Scan};
 use crate::codex::home::{self as codex_home, CodexHome, RolloutName};
 use crate::exit::Failure;
-use crate::home::{self, Homes, Stamp};
+use crate::home::{self, Stamp};
+use crate::homes::Homes;
 use crate::report::Report;
-use crate::session::{self, Input, Load};
+use crate::session::{self, Load};
+use crate::source::Input;
 
 /// A session file found on disk, before it is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -330,7 +332,7 @@ fn look_at(path: PathBuf, agent: Agent, subagent_of: Option<Option<String>>) -> 
     let from_name = path
         .file_name()
         .and_then(|name| name.to_str())
-        .and_then(Stamp::from_name);
+        .and_then(codex_home::name_time);
     let stamp = from_name.or_else(|| {
         let modified = meta.as_ref()?.modified().ok()?;
         Some(Stamp::from_system_time(modified))
@@ -500,7 +502,7 @@ fn index(rows: &mut Vec<Row>, indexed: &[(String, PathBuf)], roots: &Roots) {
         let stamp = path
             .file_name()
             .and_then(|n| n.to_str())
-            .and_then(Stamp::from_name);
+            .and_then(codex_home::name_time);
         rows.push(Row {
             found: Found {
                 path: path.clone(),

@@ -10,10 +10,10 @@ use crate::codex;
 use crate::codex::home::CodexHome;
 use crate::exit::Failure;
 use crate::findings::Findings;
-use crate::home::Homes;
+use crate::homes::Homes;
 use crate::json::{self, Parser};
 use crate::pipeline;
-use crate::source::{self, Opened, Source, Tee};
+use crate::source::{self, Input, Opened, Source, Tee};
 
 /// Which agent wrote a file, told from its first records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,23 +91,6 @@ impl State {
         match self {
             State::Codex(state) => state.spellings != Default::default(),
             State::Claude(state) => state.known > 0,
-        }
-    }
-}
-
-/// Where a session is read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    Stdin,
-    Path(std::path::PathBuf),
-}
-
-impl Input {
-    /// How messages name the input.
-    pub fn name(&self) -> String {
-        match self {
-            Input::Stdin => "<stdin>".into(),
-            Input::Path(path) => path.display().to_string(),
         }
     }
 }

@@ -10,6 +10,23 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+/// Where a session is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    Path(std::path::PathBuf),
+}
+
+impl Input {
+    /// How messages name the input.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".into(),
+            Input::Path(path) => path.display().to_string(),
+        }
+    }
+}
+
 /// Inputs up to this size are held in memory while they are read: a true snapshot, whatever
 /// happens to the file afterwards. Larger streams spill the rest to a temporary file.
 pub(crate) const HELD_BYTES: u64 = 16 << 20;

@@ -89,6 +89,41 @@ pub(crate) struct RolloutName {
     pub compressed: bool,
 }
 
+/// The time in a Codex file name, `rollout-YYYY-MM-DDThh-mm-ss-<thread id>.jsonl`.
+pub(crate) fn name_time(name: &str) -> Option<Stamp> {
+    let rest = name.strip_prefix("rollout-")?;
+    let (time, after) = (rest.get(..19)?, rest.get(19..)?);
+    if !(after.starts_with('-') || after.starts_with('.')) {
+        return None;
+    }
+    let b = time.as_bytes();
+    if b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b'-' || b[16] != b'-' {
+        return None;
+    }
+    let number = |at: usize, len: usize| -> Option<i64> {
+        let digits = time.get(at..at + len)?;
+        if !digits.bytes().all(|d| d.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok()
+    };
+    let (year, month, day) = (number(0, 4)?, number(5, 2)?, number(8, 2)?);
+    let (hour, minute, second) = (number(11, 2)?, number(14, 2)?, number(17, 2)?);
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > crate::text::days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let days = crate::text::days_from_civil(year, month, day);
+    Some(Stamp::from_unix(
+        days * 86_400 + hour * 3600 + minute * 60 + second,
+    ))
+}
+
 impl RolloutName {
     pub fn parse(name: &str) -> Option<RolloutName> {
         let (plain, compressed) = match name.strip_suffix(".zst") {
@@ -96,7 +131,7 @@ impl RolloutName {
             None => (name, false),
         };
         let stem = plain.strip_suffix(".jsonl")?;
-        let stamp = Stamp::from_name(plain)?;
+        let stamp = name_time(plain)?;
         let ids = stem.get("rollout-".len() + 20..)?;
         let (thread, rollout) = match ids.split_once('_') {
             Some((thread, rollout)) => (thread, rollout),
@@ -300,6 +335,8 @@ pub(crate) fn thread_rows(home: &CodexHome) -> Option<Vec<(String, PathBuf)>> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::UNIX_EPOCH;
+
     use super::*;
 
     #[test]
@@ -379,6 +416,58 @@ mod tests {
                 PathBuf::from("a/rollout-1.jsonl"),
                 PathBuf::from("a/rollout-2.jsonl.zst")
             ]
+        );
+    }
+
+    #[test]
+    fn reads_the_time_in_codex_file_names() {
+        let stamp = |name: &str| name_time(name).map(|s| s.to_string());
+        assert_eq!(
+            stamp("rollout-2026-02-11T09-14-02-019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10.jsonl"),
+            Some("2026-02-11 09:14".into())
+        );
+        assert_eq!(
+            stamp("rollout-2024-02-29T23-59-59.jsonl"),
+            Some("2024-02-29 23:59".into())
+        );
+        assert_eq!(
+            stamp("rollout-1969-12-31T23-00-00-x.jsonl"),
+            Some("1969-12-31 23:00".into())
+        );
+        for bad in [
+            "rollout-2026-02-11T09-14-0-x.jsonl",
+            "rollout-2026-02-11 09-14-02-x.jsonl",
+            "rollout-2026-02-11T09:14:02-x.jsonl",
+            "rollout-2026-13-11T09-14-02-x.jsonl",
+            "rollout-2025-02-29T09-14-02-x.jsonl",
+            "rollout-2026-02-11T24-00-00-x.jsonl",
+            "rollout-2026-02-11T23-59-60-x.jsonl",
+            "rollout-2026-02-11T09-14-02x.jsonl",
+            "rollout-+026-02-11T09-14-02-x.jsonl",
+            "rollout-2026-02-11T09-14-02",
+            "session-2026-02-11T09-14-02-x.jsonl",
+            "rollout-ab.jsonl",
+            "rollout-2026-02-11T09-14-ü-x.jsonl",
+        ] {
+            assert_eq!(stamp(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn stamps_order_by_time_and_round_trip_through_days() {
+        let at = |name: &str| name_time(name);
+        assert!(
+            at("rollout-2026-01-01T00-00-00-a.jsonl") > at("rollout-2025-12-31T23-59-59-b.jsonl")
+        );
+        assert_eq!(
+            at("rollout-1970-01-01T00-00-01-a.jsonl"),
+            Some(Stamp::from_system_time(
+                UNIX_EPOCH + std::time::Duration::from_secs(1)
+            ))
+        );
+        assert_eq!(
+            Stamp::from_system_time(UNIX_EPOCH - std::time::Duration::from_secs(60)).to_string(),
+            "1969-12-31 23:59"
         );
     }
 }
