@@ -235,34 +235,6 @@ pub struct ScanArgs {
     pub agent: Option<Agent>,
 }
 
-/// The agents whose sessions rollcall reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Agent {
-    /// The OpenAI Codex CLI.
-    Codex,
-    /// Claude Code.
-    Claude,
-}
-
-impl Agent {
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Codex => "codex",
-            Agent::Claude => "claude",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One item per line.
-    Jsonl,
-    /// One indented JSON array.
-    Json,
-    /// A transcript for people.
-    Text,
-}
-
 /// A line cap: a whole number of bytes from 1 to 4 GiB - 1 (a line's length is kept in 32 bits).
 fn parse_line_cap(text: &str) -> Result<usize, String> {
     match text.parse::<u64>() {
@@ -293,23 +265,10 @@ fn parse_modalities(list: &str) -> Result<Modalities, String> {
     Ok(modalities)
 }
 
-/// What to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Job {
-    History,
-    Report {
-        json: bool,
-    },
-    View {
-        format: Format,
-        settings: ViewSettings,
-    },
-    Diff {
-        settings: ViewSettings,
-    },
-}
-
-pub use crate::codex::view::Settings as ViewSettings;
+pub use crate::render::{Format, Job};
+pub use crate::scan::Options as Scan;
+pub use crate::session::Agent;
+pub use crate::session::ViewSettings;
 
 /// Every decision the arguments and environment imply, made once.
 #[derive(Debug, Clone)]
@@ -336,17 +295,6 @@ pub enum Task {
     Completions(Shell),
     /// A manual page: rollcall's, or one command's.
     Man(Option<String>),
-}
-
-/// What `rollcall scan` looks at and prints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scan {
-    /// Folders or files named on the command line; empty means Codex's own two folders.
-    pub dirs: Vec<PathBuf>,
-    pub json: bool,
-    pub problems: bool,
-    pub strict: bool,
-    pub agent: Option<Agent>,
 }
 
 impl Cli {
@@ -422,7 +370,7 @@ impl Cli {
             progress,
             homes: Homes::from_env(),
             load: Load {
-                threads: crate::threads_available(),
+                threads: crate::pipeline::threads_available(),
                 max_line: self.max_line_bytes,
                 lineage,
                 snapshot,

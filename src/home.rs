@@ -132,4 +132,3 @@ pub(crate) fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
         "a special file"
     })
 }
-

@@ -339,3 +339,9 @@ fn fold_piece<F: Fold>(
     }
     chunk.into_buffer()
 }
+/// Whether threads can be started: the global pool is built here, once, so that a process limit
+/// that allows none makes rollcall run on one thread instead of panicking.
+pub(crate) fn threads_available() -> bool {
+    static BUILT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *BUILT.get_or_init(|| rayon::ThreadPoolBuilder::new().build_global().is_ok())
+}

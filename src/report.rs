@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use crate::codex;
 use crate::findings::{Findings, LineError};
 use crate::json;
-use crate::session::{Session, State};
+use crate::session::{AnyView, Session, State};
 
 /// What reading the lines found, the same for every dialect.
 #[derive(Debug, Serialize)]
@@ -314,9 +314,12 @@ fn json_value(raw: &[u8]) -> serde_json::Value {
 
 /// What the default prompt view changes in a Codex history, counted from item headers (an item
 /// with too many media parts for its header is read again).
-fn codex_repairs(session: &Session, state: &codex::State) -> std::io::Result<Repairs> {
-    use codex::view::{Settings, Step, View};
-    let view = View::new(state, Settings::default());
+fn codex_repairs(
+    session: &Session,
+    state: &codex::State,
+    view: &codex::view::View<'_>,
+) -> std::io::Result<Repairs> {
+    use codex::view::Step;
     let mut repairs = Repairs::default();
     let mut media = MediaRepairs::default();
     for step in view.steps() {
@@ -375,11 +378,9 @@ fn time_text(nanos: i64) -> Option<String> {
 
 /// The keys and repairs of a Claude Code session.
 fn claude_keys(
-    session: &Session,
     state: &crate::claude::State,
-) -> std::io::Result<(ClaudeKeys, Repairs, Option<u32>, u64)> {
-    let mut reader = crate::source::SpanReader::new(&session.sources);
-    let view = crate::claude::view::View::new(state, &mut reader)?;
+    view: &crate::claude::view::View<'_>,
+) -> (ClaudeKeys, Repairs, Option<u32>, u64) {
     let uuid = |node: u32| json::lossy_key(state.uuids.get(state.nodes[node as usize].uuid));
     let leaf = |l: &crate::claude::chain::Leaf| {
         let node = &state.nodes[l.node as usize];
@@ -434,17 +435,21 @@ fn claude_keys(
         orphan_outputs: view.orphans.iter().map(id).collect(),
         media: None,
     };
-    Ok((keys, repairs, view.incomplete, state.history.len() as u64))
+    (keys, repairs, view.incomplete, state.history.len() as u64)
 }
 
 impl<'a> Report<'a> {
-    pub fn new(session: &'a Session) -> std::io::Result<Report<'a>> {
+    /// The report of `session`, whose repairs are those of `view`.
+    pub fn new(session: &'a Session, view: &AnyView<'_>) -> std::io::Result<Report<'a>> {
         let f = &session.findings;
-        let state = match &session.state {
-            State::Codex(state) => state,
-            State::Claude(state) => return Report::claude(session, state),
+        let (state, view) = match (&session.state, view) {
+            (State::Codex(state), AnyView::Codex(view)) => (state, view),
+            (State::Claude(state), AnyView::Claude(view)) => {
+                return Ok(Report::claude(session, state, view));
+            }
+            _ => return Err(std::io::Error::other("the view is not of this session")),
         };
-        let repairs = codex_repairs(session, state)?;
+        let repairs = codex_repairs(session, state, view)?;
         Ok(Report {
             file: &session.name,
             thread_id: state.thread_id.as_deref(),
@@ -493,16 +498,17 @@ impl<'a> Report<'a> {
     fn claude(
         session: &'a Session,
         state: &'a crate::claude::State,
-    ) -> std::io::Result<Report<'a>> {
+        view: &crate::claude::view::View<'_>,
+    ) -> Report<'a> {
         let f = &session.findings;
-        let (keys, repairs, incomplete, history) = claude_keys(session, state)?;
+        let (keys, repairs, incomplete, history) = claude_keys(state, view);
         let incomplete = incomplete.map(|node| TurnRef {
             turn_id: Some(std::borrow::Cow::Owned(json::lossy_key(
                 state.uuids.get(state.nodes[node as usize].uuid),
             ))),
             line: state.nodes[node as usize].line,
         });
-        Ok(Report {
+        Report {
             file: &session.name,
             thread_id: state.session_id.as_deref(),
             cwd: state.cwd.as_deref(),
@@ -516,7 +522,7 @@ impl<'a> Report<'a> {
             codex_turns: None,
             claude: Some(keys),
             repairs,
-        })
+        }
     }
 
     /// Whether `--strict` fails on what was found: anything that makes resuming differ from the

@@ -9,15 +9,24 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cli::{Agent, Scan};
 use crate::codex::home::{self as codex_home, CodexHome, RolloutName};
 use crate::exit::Failure;
 use crate::home::{self, Stamp};
 use crate::homes::Homes;
 use crate::report::Report;
-use crate::session::{self, Load};
+use crate::session::{self, Agent, Load, ViewSettings};
 use crate::source::Input;
 
+/// What `rollcall scan` looks at and prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Folders or files named on the command line; empty means Codex's own two folders.
+    pub dirs: Vec<PathBuf>,
+    pub json: bool,
+    pub problems: bool,
+    pub strict: bool,
+    pub agent: Option<Agent>,
+}
 /// A session file found on disk, before it is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -196,7 +205,7 @@ pub struct Roots {
 /// The folders (or files) to scan: those named, which must exist, or else the agents' homes —
 /// Codex's `sessions` and `archived_sessions`, Claude Code's `projects` — of which at least one
 /// must exist.
-pub fn roots(scan: &Scan, homes: &Homes) -> Result<Roots, Failure> {
+pub fn roots(scan: &Options, homes: &Homes) -> Result<Roots, Failure> {
     let wanted = |agent| scan.agent.is_none_or(|a| a == agent);
     if !scan.dirs.is_empty() {
         for dir in &scan.dirs {
@@ -399,7 +408,10 @@ fn row(mut found: Found, load: Load, homes: &Homes, read: &(dyn Fn(u64) + Sync))
     }
     let input = Input::Path(found.path.clone());
     let outcome = match session::load(&input, load, homes, &mut |bytes| read(bytes)) {
-        Ok(session) => match Report::new(&session) {
+        Ok(session) => match session
+            .view(ViewSettings::default())
+            .and_then(|view| Report::new(&session, &view))
+        {
             // A Claude Code session (whatever its file is called) is dated by its first entry,
             // not by when its file last changed.
             Ok(report) => {

@@ -5,6 +5,8 @@
 use std::io::{self, Read};
 use std::path::Path;
 
+use clap::ValueEnum;
+
 use crate::claude;
 use crate::codex;
 use crate::codex::home::CodexHome;
@@ -14,6 +16,25 @@ use crate::homes::Homes;
 use crate::json::{self, Parser};
 use crate::pipeline;
 use crate::source::{self, Input, Opened, Source, Tee};
+use crate::view::{Change, Entry, PromptView, Shape};
+
+/// The agents whose sessions rollcall reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Agent {
+    /// The OpenAI Codex CLI.
+    Codex,
+    /// Claude Code.
+    Claude,
+}
+
+impl Agent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Codex => "codex",
+            Agent::Claude => "claude",
+        }
+    }
+}
 
 /// Which agent wrote a file, told from its first records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +64,93 @@ pub(crate) struct Session {
     pub superseded: Vec<std::path::PathBuf>,
     pub findings: Findings,
     pub state: State,
+}
+
+/// What a prompt view is made for: the target model's modalities and Codex's resume
+/// preparation (SPEC §6, §8).
+pub use crate::codex::view::Settings as ViewSettings;
+
+/// The prompt view of a session, of whichever dialect: the one place that builds it, so that the
+/// renderers and the report share one view, built once.
+pub(crate) enum AnyView<'s> {
+    Codex(codex::view::View<'s>),
+    Claude(claude::view::View<'s>),
+}
+
+impl Session {
+    /// The session's prompt view for `settings` (a Claude Code view reads its messages back
+    /// once, here).
+    pub fn view(&self, settings: ViewSettings) -> io::Result<AnyView<'_>> {
+        Ok(match &self.state {
+            State::Codex(state) => AnyView::Codex(codex::view::View::new(state, settings)),
+            State::Claude(state) => {
+                let mut reader = source::SpanReader::new(&self.sources);
+                AnyView::Claude(claude::view::View::new(state, &mut reader)?)
+            }
+        })
+    }
+
+    /// Writes the resume state's history, one entry per line, as the log has it.
+    pub fn write_history(&self, out: &mut impl io::Write) -> io::Result<()> {
+        let mut reader = source::SpanReader::new(&self.sources);
+        let mut text = Vec::new();
+        match &self.state {
+            State::Codex(state) => {
+                for &item in &state.history {
+                    text.clear();
+                    codex::forms::item_text(item, &state.owned, &mut reader, &mut text)?;
+                    out.write_all(&text)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+            State::Claude(state) => {
+                for &node in &state.history {
+                    let line = reader.read(0, state.nodes[node as usize].span)?;
+                    out.write_all(line)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PromptView for AnyView<'_> {
+    fn shape(&self) -> Shape {
+        match self {
+            AnyView::Codex(v) => v.shape(),
+            AnyView::Claude(v) => v.shape(),
+        }
+    }
+
+    fn entries(
+        &self,
+        reader: &mut source::SpanReader<'_>,
+        each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        match self {
+            AnyView::Codex(v) => v.entries(reader, each),
+            AnyView::Claude(v) => v.entries(reader, each),
+        }
+    }
+
+    fn changes(
+        &self,
+        reader: &mut source::SpanReader<'_>,
+        each: &mut dyn FnMut(Change) -> io::Result<()>,
+    ) -> io::Result<String> {
+        match self {
+            AnyView::Codex(v) => v.changes(reader, each),
+            AnyView::Claude(v) => v.changes(reader, each),
+        }
+    }
+
+    fn describe(&self, entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
+        match self {
+            AnyView::Codex(v) => v.describe(entry),
+            AnyView::Claude(v) => v.describe(entry),
+        }
+    }
 }
 
 /// How loading runs, decided once from the command line.

@@ -3,9 +3,10 @@
 //! prompt view is itself (SPEC §6.1); no raw control character in human output.
 #![allow(clippy::panic, clippy::expect_used)] // a broken invariant panics, as tests and fuzzers expect
 
-use crate::Loaded;
-use crate::cli::{Format, Job, ViewSettings};
+use crate::app::Loaded;
 use crate::codex::view::Modalities;
+use crate::render::{Format, Job};
+use crate::session::ViewSettings;
 
 /// A count of the JSON report, which must be there.
 fn count(report: &serde_json::Value, key: &str) -> u64 {

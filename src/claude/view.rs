@@ -13,7 +13,8 @@ use super::words;
 use crate::intern::Strings;
 use crate::json;
 use crate::source::SpanReader;
-use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape};
+use crate::text::plural;
+use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape, Sign};
 
 /// What Claude Code itself puts in a result that went missing.
 pub(crate) const MISSING_RESULT: &str = "[Tool result missing due to internal error]";
@@ -422,14 +423,105 @@ impl PromptView for View<'_> {
             if !m.dropped {
                 at += 1;
             }
-            for change in words::changes(self, m, at) {
+            for change in changes(self, m, at) {
                 each(change)?;
             }
         }
-        Ok(words::footer(self))
+        Ok(footer(self))
     }
 
     fn describe(&self, entry: &ViewEntry<'_>) -> (String, Option<&'static str>, Vec<String>) {
         words::transcript(entry)
     }
+}
+
+/// What the repairs did to one message, as the diff shows it.
+pub(crate) fn changes(view: &View<'_>, m: &Message, at: usize) -> Vec<Change> {
+    let mut out = Vec::new();
+    let list = |ids: &[u32]| {
+        ids.iter()
+            .map(|&id| view.id_text(id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let line = |m: &Message| {
+        m.nodes
+            .first()
+            .map(|&n| format!(" (line {})", view.state.nodes[n as usize].line))
+            .unwrap_or_default()
+    };
+    if m.inserted {
+        out.push(Change {
+            sign: Sign::Inserted,
+            position: format!("message #{at}"),
+            head: format!(
+                "user message with {} tool_result {}",
+                m.added.len(),
+                plural(m.added.len() as u64, "block", "blocks")
+            ),
+            detail: format!(
+                "inserted: the assistant message before has unanswered tool_use ids {}",
+                list(&m.added)
+            ),
+        });
+        return out;
+    }
+    if !m.added.is_empty() {
+        out.push(Change {
+            sign: Sign::Inserted,
+            position: format!("message #{at}"),
+            head: format!("tool_result for {}", list(&m.added)),
+            detail: "inserted: the assistant message before has these tool_use ids unanswered"
+                .into(),
+        });
+    }
+    if !m.removed.is_empty() {
+        let position = if m.dropped {
+            "message".to_string()
+        } else {
+            format!("message #{at}")
+        };
+        out.push(Change {
+            sign: Sign::Removed,
+            position,
+            head: format!("tool_result for {}{}", list(&m.removed), line(m)),
+            detail: "orphan removed: no tool_use with this id in the message before".into(),
+        });
+    }
+    if m.dropped {
+        out.push(Change {
+            sign: Sign::Removed,
+            position: "message".into(),
+            head: format!("user message{}", line(m)),
+            detail: "removed: no block left".into(),
+        });
+    }
+    if m.reordered && !m.dropped {
+        out.push(Change {
+            sign: Sign::Modified,
+            position: format!("message #{at}"),
+            head: format!("user message{}", line(m)),
+            detail: "tool_result blocks moved before the other blocks".into(),
+        });
+    }
+    out
+}
+
+pub(crate) fn footer(view: &View<'_>) -> String {
+    let inserted = view.missing.len() as u64;
+    let orphans = view.orphans.len() as u64;
+    let reordered = view
+        .messages
+        .iter()
+        .filter(|m| m.reordered && !m.dropped)
+        .count() as u64;
+    if inserted + orphans + reordered == 0 {
+        return "no changes: the prompt view is the history's messages as they are".into();
+    }
+    format!(
+        "{inserted} tool_result {} inserted, {orphans} {} removed, {reordered} {} reordered",
+        plural(inserted, "block", "blocks"),
+        plural(orphans, "orphan", "orphans"),
+        plural(reordered, "message", "messages"),
+    )
 }

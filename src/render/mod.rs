@@ -3,6 +3,7 @@
 //! or prints directly.
 
 mod diff;
+mod job;
 mod report;
 mod scan;
 mod text;
@@ -10,81 +11,52 @@ mod view;
 
 use std::io::{self, Write};
 
-use crate::claude;
-use crate::cli::{Format, Job, ViewSettings};
-use crate::codex;
-use crate::session::{Session, State};
+use crate::report::Report;
+use crate::session::{AnyView, Session};
 use crate::source::SpanReader;
-use crate::view::PromptView;
 
+pub use job::{Format, Job};
 pub(crate) use scan::{jsonl as scan_jsonl, table as scan_table};
 
-/// Writes what `job` asks for about `session`.
+/// What a command prints about one session, built once by the caller: the view for `View` and
+/// `Diff`, the report for `Report`.
+pub(crate) enum Printed<'a> {
+    History,
+    Report {
+        report: &'a Report<'a>,
+        json: bool,
+    },
+    View {
+        view: &'a AnyView<'a>,
+        format: Format,
+    },
+    Diff {
+        view: &'a AnyView<'a>,
+    },
+}
+
+/// Writes `what`, reading the entries it prints from `session`'s sources.
 pub(crate) fn render(
-    job: Job,
-    paint: Paint,
+    what: Printed<'_>,
     session: &Session,
+    paint: Paint,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let mut reader = SpanReader::new(&session.sources);
-    match (job, &session.state) {
-        (Job::History, state) => history(state, &mut reader, out),
-        (Job::Report { json: true }, _) => report::json(session, out),
-        (Job::Report { json: false }, _) => report::human(session, paint, out),
-        (Job::View { format, settings }, State::Codex(state)) => {
-            let view = codex::view::View::new(state, settings);
-            view_as(format, &view, &mut reader, paint, out)
-        }
-        (Job::View { format, .. }, State::Claude(state)) => {
-            let view = claude::view::View::new(state, &mut SpanReader::new(&session.sources))?;
-            view_as(format, &view, &mut reader, paint, out)
-        }
-        (Job::Diff { settings }, State::Codex(state)) => {
-            let view = codex::view::View::new(state, settings);
-            diff::write(&session.name, &view, &mut reader, paint, out)
-        }
-        (Job::Diff { .. }, State::Claude(state)) => {
-            let view = claude::view::View::new(state, &mut SpanReader::new(&session.sources))?;
-            diff::write(&session.name, &view, &mut reader, paint, out)
-        }
+    match what {
+        Printed::History => session.write_history(out),
+        Printed::Report { report, json: true } => report::json(report, out),
+        Printed::Report {
+            report,
+            json: false,
+        } => report::human(report, paint, out),
+        Printed::View { view, format } => match format {
+            Format::Jsonl => view::jsonl(view, &mut reader, out),
+            Format::Json => view::json_array(view, &mut reader, out),
+            Format::Text => text::transcript(view, &mut reader, paint, out),
+        },
+        Printed::Diff { view } => diff::write(&session.name, view, &mut reader, paint, out),
     }
-}
-
-fn view_as(
-    format: Format,
-    view: &impl PromptView,
-    reader: &mut SpanReader<'_>,
-    paint: Paint,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    match format {
-        Format::Jsonl => view::jsonl(view, reader, out),
-        Format::Json => view::json_array(view, reader, out),
-        Format::Text => text::transcript(view, reader, paint, out),
-    }
-}
-
-/// The resume state's history, one entry per line, as the log has it.
-fn history(state: &State, reader: &mut SpanReader<'_>, out: &mut impl Write) -> io::Result<()> {
-    let mut text = Vec::new();
-    match state {
-        State::Codex(state) => {
-            let view = codex::view::View::new(state, ViewSettings::default());
-            for item in &state.history {
-                view.item_text(*item, reader, &mut text)?;
-                out.write_all(&text)?;
-                out.write_all(b"\n")?;
-            }
-        }
-        State::Claude(state) => {
-            for &node in &state.history {
-                let line = reader.read(0, state.nodes[node as usize].span)?;
-                out.write_all(line)?;
-                out.write_all(b"\n")?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// ANSI colour for human output, or nothing.

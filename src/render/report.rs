@@ -9,14 +9,13 @@ use serde::Serialize;
 
 use crate::escape::{self, escape};
 use crate::report::{LeafRef, Report, TurnRef};
-use crate::session::Session;
 
 /// How many entries of a long list the human report shows before "… and N more".
 const SHOWN: usize = 20;
 
-pub(super) fn json(session: &Session, out: &mut impl Write) -> io::Result<()> {
+pub(super) fn json(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, TerminalSafe);
-    Report::new(session)?.serialize(&mut serializer)?;
+    report.serialize(&mut serializer)?;
     out.write_all(b"\n")
 }
 
@@ -65,14 +64,13 @@ impl Row {
     }
 }
 
-pub(super) fn human(session: &Session, paint: Paint, out: &mut impl Write) -> io::Result<()> {
-    let r = Report::new(session)?;
+pub(super) fn human(r: &Report<'_>, paint: Paint, out: &mut impl Write) -> io::Result<()> {
     let none = paint.dim("none");
-    let mut rows = identity(&r);
-    rows.extend(loading(&r, paint, &none));
-    rows.extend(resume_state(&r, paint, &none));
-    rows.extend(chain(&r, paint, &none));
-    rows.extend(repairs(&r, paint, &none));
+    let mut rows = identity(r);
+    rows.extend(loading(r, paint, &none));
+    rows.extend(resume_state(r, paint, &none));
+    rows.extend(chain(r, paint, &none));
+    rows.extend(repairs(r, paint, &none));
     for row in rows {
         // Padded before it is painted: escape codes have width in format!'s eyes, not on screen.
         writeln!(
