@@ -35,12 +35,12 @@ impl Loaded {
 
     /// Writes what `job` prints, without colour.
     pub fn render(&self, job: Job, out: &mut impl Write) -> io::Result<()> {
-        print(&self.0, job, false, Paint(false), out).map(|_| ())
+        print(&self.0, &job, false, Paint(false), out).map(|_| ())
     }
 
     /// Whether `--strict` would exit with status 3.
     pub fn fails_strict(&self) -> bool {
-        fails_strict(&self.0, ViewSettings::default()).unwrap_or(false)
+        fails_strict(&self.0, &ViewSettings::default()).unwrap_or(false)
     }
 }
 
@@ -48,14 +48,14 @@ impl Loaded {
 /// (the report is built only when it is printed or `strict` asks for it).
 pub(crate) fn print(
     session: &Session,
-    job: Job,
+    job: &Job,
     strict: bool,
     paint: Paint,
     out: &mut impl Write,
 ) -> io::Result<bool> {
     let view = match job {
         Job::History => None,
-        Job::Report { .. } => Some(session.view(ViewSettings::default())?),
+        Job::Report { .. } => Some(session.view(&ViewSettings::default())?),
         Job::View { settings, .. } | Job::Diff { settings } => Some(session.view(settings)?),
     };
     let report = match (&view, job) {
@@ -63,8 +63,8 @@ pub(crate) fn print(
         _ => None,
     };
     let printed = match (job, &view, &report) {
-        (Job::Report { json }, _, Some(report)) => Printed::Report { report, json },
-        (Job::View { format, .. }, Some(view), _) => Printed::View { view, format },
+        (&Job::Report { json }, _, Some(report)) => Printed::Report { report, json },
+        (&Job::View { format, .. }, Some(view), _) => Printed::View { view, format },
         (Job::Diff { .. }, Some(view), _) => Printed::Diff { view },
         _ => Printed::History,
     };
@@ -75,12 +75,12 @@ pub(crate) fn print(
     match (&report, &view) {
         (Some(report), _) => Ok(report.fails_strict()),
         (None, Some(view)) => Ok(Report::new(session, view)?.fails_strict()),
-        (None, None) => fails_strict(session, ViewSettings::default()),
+        (None, None) => fails_strict(session, &ViewSettings::default()),
     }
 }
 
 /// Whether `--strict` fails on `session`, judged with the view for `settings`.
-pub(crate) fn fails_strict(session: &Session, settings: ViewSettings) -> io::Result<bool> {
+pub(crate) fn fails_strict(session: &Session, settings: &ViewSettings) -> io::Result<bool> {
     let view = session.view(settings)?;
     Ok(Report::new(session, &view)?.fails_strict())
 }
@@ -137,7 +137,7 @@ fn manual_page(command: Option<&str>) -> io::Result<Vec<u8>> {
 pub fn run(config: &Config) -> Result<Status, Failure> {
     let paint = Paint(config.color);
     match &config.task {
-        Task::Rollout { input, job, strict } => run_rollout(config, input, *job, *strict, paint),
+        Task::Rollout { input, job, strict } => run_rollout(config, input, job, *strict, paint),
         Task::Scan(scan) => run_scan(config, scan, paint),
         Task::Completions(shell) => {
             // Generated whole first: clap_complete panics on a failed write.
@@ -158,7 +158,7 @@ pub fn run(config: &Config) -> Result<Status, Failure> {
 fn run_rollout(
     config: &Config,
     input: &Input,
-    job: Job,
+    job: &Job,
     strict: bool,
     paint: Paint,
 ) -> Result<Status, Failure> {

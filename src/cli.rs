@@ -189,6 +189,11 @@ pub struct RepairViewArgs {
     /// (cutting long tool outputs, preparing images and audio).
     #[arg(long)]
     pub no_resume_prep: bool,
+
+    /// The model the agent resumes with, as the agent names it (Claude Code: thinking blocks
+    /// survive only for the model that wrote them); default: the agent's own choice.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
 }
 
 /// A `--truncation` policy; `None` for `none`.
@@ -342,6 +347,7 @@ impl Cli {
                         truncation: args.truncation.0,
                         enabled: !args.no_resume_prep,
                     },
+                    model: args.model,
                 };
                 let job = if args.diff {
                     Job::Diff { settings }

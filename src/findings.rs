@@ -100,6 +100,10 @@ pub(crate) struct Findings {
     pub unknown_records: Tally,
     /// Reading stopped inside this line, too long to hold, of an input that may never end.
     pub stopped_at: Option<u64>,
+    /// A UTF-8 byte order mark came before the first line.
+    pub bom: bool,
+    /// Lines that are not valid UTF-8 (parse errors too).
+    pub invalid_utf8_lines: u64,
 }
 
 impl Findings {
@@ -112,6 +116,7 @@ impl Findings {
 
     pub fn error(&mut self, line: u64, reason: ParseError, last: bool) {
         self.parse_errors += 1;
+        self.invalid_utf8_lines += u64::from(matches!(reason, ParseError::InvalidUtf8 { .. }));
         if self.errors.len() < MAX_REASONS {
             self.errors.push(LineError { line, reason });
         }

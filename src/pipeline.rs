@@ -305,6 +305,10 @@ fn fold_piece<F: Fold>(
         }
     };
     (options.progress)(chunk.bytes().len() as u64);
+    // Only a byte order mark makes the first chunk start past the input's first byte.
+    if findings.lines == 0 && chunk.at == 3 {
+        findings.bom = true;
+    }
     let bytes = Bytes {
         at: chunk.at,
         bytes: chunk.bytes(),

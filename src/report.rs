@@ -49,6 +49,9 @@ pub(crate) struct Report<'a> {
     pub cwd: Option<&'a str>,
     pub started: Option<&'a str>,
     pub dialect: &'static str,
+    /// Whether the agent resumes the session at all (SPEC §11), and why not.
+    pub resumable: bool,
+    pub not_resumable: Option<String>,
     #[serde(flatten)]
     pub loading: Loading<'a>,
     #[serde(flatten)]
@@ -456,6 +459,8 @@ impl<'a> Report<'a> {
             cwd: state.cwd.as_deref(),
             started: state.started.as_deref(),
             dialect: state.spellings.name(),
+            resumable: state.not_resumable(f).is_none(),
+            not_resumable: state.not_resumable(f),
             loading: Loading::of(f),
             codex_records: Some(CodexRecords {
                 unknown_events: state.unknown_events.total,
@@ -514,6 +519,8 @@ impl<'a> Report<'a> {
             cwd: state.cwd.as_deref(),
             started: state.started.as_ref().map(|(text, _)| &**text),
             dialect: "claude",
+            resumable: state.not_resumable().is_none(),
+            not_resumable: state.not_resumable(),
             loading: Loading::of(f),
             codex_records: None,
             history_items: history,
@@ -536,6 +543,10 @@ impl<'a> Report<'a> {
             .claude
             .as_ref()
             .is_some_and(|c| !c.dangling_parents.is_empty() || !c.cycles.is_empty());
-        self.loading.parse_errors > 0 || self.incomplete_turn.is_some() || no_meta || broken
+        self.loading.parse_errors > 0
+            || self.incomplete_turn.is_some()
+            || no_meta
+            || broken
+            || !self.resumable
     }
 }

@@ -409,7 +409,7 @@ fn row(mut found: Found, load: Load, homes: &Homes, read: &(dyn Fn(u64) + Sync))
     let input = Input::Path(found.path.clone());
     let outcome = match session::load(&input, load, homes, &mut |bytes| read(bytes)) {
         Ok(session) => match session
-            .view(ViewSettings::default())
+            .view(&ViewSettings::default())
             .and_then(|view| Report::new(&session, &view))
         {
             // A Claude Code session (whatever its file is called) is dated by its first entry,

@@ -66,9 +66,16 @@ pub(crate) struct Session {
     pub state: State,
 }
 
-/// What a prompt view is made for: the target model's modalities and Codex's resume
-/// preparation (SPEC §6, §8).
-pub use crate::codex::view::Settings as ViewSettings;
+/// What a prompt view is made for: the model the agent resumes with, what that model takes,
+/// and Codex's resume preparation (SPEC §6, §8, §11).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ViewSettings {
+    pub modalities: crate::codex::view::Modalities,
+    /// Resume preparation (SPEC §8).
+    pub prep: crate::codex::prep::Prep,
+    /// The model the agent resumes with (`--model`); `None` for the agent's own default.
+    pub model: Option<String>,
+}
 
 /// The prompt view of a session, of whichever dialect: the one place that builds it, so that the
 /// renderers and the report share one view, built once.
@@ -80,9 +87,15 @@ pub(crate) enum AnyView<'s> {
 impl Session {
     /// The session's prompt view for `settings` (a Claude Code view reads its messages back
     /// once, here).
-    pub fn view(&self, settings: ViewSettings) -> io::Result<AnyView<'_>> {
+    pub fn view(&self, settings: &ViewSettings) -> io::Result<AnyView<'_>> {
         Ok(match &self.state {
-            State::Codex(state) => AnyView::Codex(codex::view::View::new(state, settings)),
+            State::Codex(state) => {
+                let settings = codex::view::Settings {
+                    modalities: settings.modalities,
+                    prep: settings.prep,
+                };
+                AnyView::Codex(codex::view::View::new(state, settings))
+            }
             State::Claude(state) => {
                 let mut reader = source::SpanReader::new(&self.sources);
                 AnyView::Claude(claude::view::View::new(state, &mut reader)?)

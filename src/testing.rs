@@ -72,7 +72,7 @@ pub fn check_pipeline(bytes: &[u8]) {
             &session,
             Job::View {
                 format: Format::Jsonl,
-                settings,
+                settings: settings.clone(),
             },
         );
         for entry in view.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
@@ -106,7 +106,7 @@ pub fn check_pipeline(bytes: &[u8]) {
             &again,
             Job::View {
                 format: Format::Jsonl,
-                settings,
+                settings: settings.clone(),
             },
         );
         assert_eq!(
@@ -115,10 +115,12 @@ pub fn check_pipeline(bytes: &[u8]) {
             "the view of the view differs"
         );
         for job in [
-            Job::Diff { settings },
+            Job::Diff {
+                settings: settings.clone(),
+            },
             Job::View {
                 format: Format::Json,
-                settings,
+                settings: settings.clone(),
             },
             Job::View {
                 format: Format::Text,
@@ -135,7 +137,7 @@ pub fn check_pipeline(bytes: &[u8]) {
 fn render(session: &Loaded, job: Job) -> Vec<u8> {
     let mut out = Vec::new();
     session
-        .render(job, &mut out)
+        .render(job.clone(), &mut out)
         .unwrap_or_else(|e| panic!("{job:?}: {e}"));
     let human = matches!(
         job,

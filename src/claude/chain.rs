@@ -86,6 +86,21 @@ pub(crate) struct State {
     pub breaks: Vec<Break>,
 }
 
+impl State {
+    /// Why Claude Code 2.1.328 does not resume this session, in its words, or `None` when it
+    /// does (SPEC §11.3.13).
+    pub fn not_resumable(&self) -> Option<String> {
+        if self.subagent {
+            return Some(
+                "Claude Code does not resume it (\"No conversation found with session ID\"): \
+                 every entry is a sidechain entry, a subagent's transcript"
+                    .into(),
+            );
+        }
+        None
+    }
+}
+
 /// Duplicate uuids named in the report; the rest are counted.
 const NAMED: usize = 20;
 

@@ -96,6 +96,45 @@ pub(crate) struct State {
     pub compaction_work: u64,
 }
 
+impl State {
+    /// Why Codex 0.169 refuses to resume this rollout, in its words, or `None` when it resumes it
+    /// (SPEC §5, §11.2.10). `findings` are the rollout's own loading findings.
+    pub fn not_resumable(&self, findings: &Findings) -> Option<String> {
+        if self.spellings.codex_2025 && !self.spellings.codex {
+            return Some(
+                "Codex reads it as empty (\"rollout … is empty\"): a 2025 rollout from before \
+                 the envelope records"
+                    .into(),
+            );
+        }
+        if !self.spellings.codex {
+            return None;
+        }
+        if findings.bom {
+            return Some(
+                "Codex refuses it (\"rollout … does not start with session metadata\"): a UTF-8 \
+                 byte order mark comes before the first record"
+                    .into(),
+            );
+        }
+        if self.thread_id.is_none() {
+            return Some(
+                "Codex refuses it (\"rollout … does not start with session metadata\"): no \
+                 session_meta record"
+                    .into(),
+            );
+        }
+        if findings.invalid_utf8_lines > 0 {
+            return Some(
+                "Codex refuses it (\"stream did not contain valid UTF-8\"): a line is not valid \
+                 UTF-8"
+                    .into(),
+            );
+        }
+        None
+    }
+}
+
 /// Positions of the user-turn boundaries in the history, ascending: what rollbacks cut at. After a
 /// legacy compaction the history starts with a run of them, kept as a count.
 #[derive(Debug, Default)]

@@ -15,7 +15,7 @@ pub enum Format {
 }
 
 /// What to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Job {
     History,
     Report {

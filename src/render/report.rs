@@ -208,6 +208,12 @@ fn resume_state(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
         ),
         Row::new("incomplete turn", incomplete),
     ];
+    if let Some(why) = &r.not_resumable {
+        rows.insert(
+            0,
+            Row::new("resumable", paint.red(&format!("no: {}", escape(why)))),
+        );
+    }
     if let Some(t) = &r.codex_turns {
         let abandoned = if t.abandoned_turns.is_empty() {
             none.to_string()
