@@ -12,6 +12,7 @@ use crate::escape;
 use crate::exit::{Failure, Status};
 use crate::homes;
 use crate::render::{self, Format, Job, Paint, Printed};
+use crate::repair;
 use crate::report::Report;
 use crate::scan;
 use crate::session::{self, Session, ViewSettings};
@@ -134,25 +135,37 @@ fn manual_page(command: Option<&str>) -> io::Result<Vec<u8>> {
 }
 
 /// Runs one command as `config` says, printing to stdout.
-pub fn run(config: &Config) -> Result<Status, Failure> {
+pub fn run(config: &Config) -> anyhow::Result<Status> {
     let paint = Paint(config.color);
-    match &config.task {
-        Task::Rollout { input, job, strict } => run_rollout(config, input, job, *strict, paint),
-        Task::Scan(scan) => run_scan(config, scan, paint),
+    Ok(match &config.task {
+        Task::Rollout { input, job, strict } => run_rollout(config, input, job, *strict, paint)?,
+        Task::Scan(scan) => run_scan(config, scan, paint)?,
+        Task::Repair(options) => {
+            let written = repair::run(options, config.load, &config.homes)?;
+            to_stdout(|out| {
+                if options.json {
+                    serde_json::to_writer(&mut *out, &written).map_err(io::Error::other)?;
+                    out.write_all(b"\n")
+                } else {
+                    repair::human(&written, out)
+                }
+            })?;
+            Status::Success
+        }
         Task::Completions(shell) => {
             // Generated whole first: clap_complete panics on a failed write.
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut cli::Cli::command(), "rollcall", &mut script);
             to_stdout(|out| out.write_all(&script))?;
-            Ok(Status::Success)
+            Status::Success
         }
         Task::Man(command) => {
             let page = manual_page(command.as_deref())
                 .map_err(|e| Failure::unusable("<manual page>", e))?;
             to_stdout(|out| out.write_all(&page))?;
-            Ok(Status::Success)
+            Status::Success
         }
-    }
+    })
 }
 
 fn run_rollout(

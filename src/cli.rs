@@ -79,6 +79,16 @@ Examples:
   rollcall repair-view --format text --modalities text session.jsonl | less -R")]
     RepairView(RepairViewArgs),
 
+    /// Write a new, repaired copy of a session that the agent resumes as repair-view shows, and
+    /// say how to resume it. The original is only read.
+    #[command(after_help = "\
+Examples:
+  rollcall repair ~/.codex/sessions/2026/11/30/rollout-…-019c….jsonl
+  rollcall repair --dry-run 5e55a0c2-0001-4000-8000-000000000000
+  rollcall repair -o /tmp/copy.jsonl session.jsonl
+  rollcall repair --json session.jsonl | jq -r .resume_command")]
+    Repair(RepairArgs),
+
     /// List every Codex and Claude Code session on this machine with what is wrong with it,
     /// newest first.
     #[command(after_help = "\
@@ -215,6 +225,34 @@ fn parse_truncation(text: &str) -> Result<Truncation, String> {
 }
 
 #[derive(Debug, Args)]
+pub struct RepairArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Write the copy here instead of beside the original in the agent's home (never over an
+    /// existing file).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+
+    /// Say what would be written, and where, without writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print what was written as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Repair a session that looks as if it is still being written (it changed while it was
+    /// read, or a running Codex holds its writer lock).
+    #[arg(long)]
+    pub force: bool,
+
+    /// The model the agent will resume with (see repair-view --model).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct ScanArgs {
     /// Folders (or session files) to scan instead of the agents' homes ($CODEX_HOME/sessions,
     /// $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects). Folders are searched
@@ -297,6 +335,7 @@ pub enum Task {
         strict: bool,
     },
     Scan(Scan),
+    Repair(crate::repair::Options),
     Completions(Shell),
     /// A manual page: rollcall's, or one command's.
     Man(Option<String>),
@@ -318,17 +357,14 @@ impl Cli {
             }
         };
         let rollout = |input: InputArgs, job: Job| Task::Rollout {
-            input: if input.file == "-" {
-                Input::Stdin
-            } else {
-                Input::Path(input.file.into())
-            },
+            input: input_of(&input.file),
             job,
             strict: input.strict,
         };
         let lineage = match &self.command {
             Command::Replay(args) => !args.input.no_lineage,
             Command::RepairView(args) => !args.input.no_lineage,
+            Command::Repair(args) => !args.input.no_lineage,
             Command::Scan(_) | Command::Completions { .. } | Command::Man { .. } => true,
         };
         let task = match self.command {
@@ -359,6 +395,17 @@ impl Cli {
                 };
                 rollout(args.input, job)
             }
+            Command::Repair(args) => Task::Repair(crate::repair::Options {
+                input: input_of(&args.input.file),
+                output: args.output,
+                dry_run: args.dry_run,
+                json: args.json,
+                force: args.force,
+                settings: ViewSettings {
+                    model: args.model,
+                    ..ViewSettings::default()
+                },
+            }),
             Command::Scan(args) => Task::Scan(Scan {
                 dirs: args.dirs,
                 json: args.json,
@@ -382,6 +429,15 @@ impl Cli {
                 snapshot,
             },
         }
+    }
+}
+
+/// The input a FILE argument names: `-` is standard input.
+fn input_of(file: &OsString) -> Input {
+    if file == "-" {
+        Input::Stdin
+    } else {
+        Input::Path(file.into())
     }
 }
 

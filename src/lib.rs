@@ -43,6 +43,7 @@ pub(crate) mod intern;
 pub(crate) mod json;
 pub(crate) mod pipeline;
 pub(crate) mod render;
+pub(crate) mod repair;
 pub(crate) mod report;
 pub(crate) mod scan;
 pub(crate) mod session;

@@ -50,6 +50,14 @@ impl ClaudeHome {
 }
 
 /// For a subagent's transcript (`agent-*.jsonl`), the session it belongs to when its place
+/// The folder under `projects/` that Claude Code keeps the sessions of working directory `cwd`
+/// in: every character but an ASCII letter or digit becomes `-`.
+pub(crate) fn folder_of(cwd: &str) -> String {
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
 /// tells: `<session id>/subagents/agent-*.jsonl`, perhaps a folder deeper for workflows.
 pub(crate) fn subagent_of(path: &Path) -> Option<Option<String>> {
     let name = path.file_name()?.to_string_lossy();

@@ -7,5 +7,6 @@ pub(crate) mod entry;
 pub(crate) mod home;
 pub(crate) mod view;
 pub(crate) mod words;
+pub(crate) mod write;
 
 pub(crate) use chain::State;

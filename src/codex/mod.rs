@@ -20,5 +20,6 @@ pub(crate) mod truncate;
 pub(crate) mod turns;
 pub(crate) mod view;
 pub(crate) mod words;
+pub(crate) mod write;
 
 pub(crate) use fold::State;
