@@ -50,14 +50,6 @@ impl ClaudeHome {
 }
 
 /// For a subagent's transcript (`agent-*.jsonl`), the session it belongs to when its place
-/// The folder under `projects/` that Claude Code keeps the sessions of working directory `cwd`
-/// in: every character but an ASCII letter or digit becomes `-`.
-pub(crate) fn folder_of(cwd: &str) -> String {
-    cwd.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
 /// tells: `<session id>/subagents/agent-*.jsonl`, perhaps a folder deeper for workflows.
 pub(crate) fn subagent_of(path: &Path) -> Option<Option<String>> {
     let name = path.file_name()?.to_string_lossy();
@@ -73,4 +65,12 @@ pub(crate) fn subagent_of(path: &Path) -> Option<Option<String>> {
             .and_then(|session| session.file_name())
             .map(|id| id.to_string_lossy().into_owned()),
     )
+}
+
+/// The folder under `projects/` that Claude Code keeps the sessions of working directory `cwd`
+/// in: every character but an ASCII letter or digit becomes `-`.
+pub(crate) fn folder_of(cwd: &str) -> String {
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
