@@ -179,7 +179,7 @@ fn run_rollout(
     let input = resolved.input;
     let size = match &input {
         Input::Path(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
-        Input::Stdin => 0,
+        Input::Stdin | Input::Latest(_) => 0,
     };
     // Only a long read is worth a bar; a regular file says how long it will be.
     let bar = progress_bar(

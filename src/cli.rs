@@ -147,8 +147,13 @@ pub struct InputArgs {
     /// The session log to read: a path, `-` for standard input, or a session id (a Codex thread
     /// id, looked up as `codex resume` finds it, or a Claude Code session id; a path that exists
     /// wins).
-    #[arg(value_name = "FILE")]
-    pub file: OsString,
+    #[arg(value_name = "FILE", required_unless_present = "latest")]
+    pub file: Option<OsString>,
+
+    /// Read the newest session started in the current folder, of either agent (as `codex
+    /// resume --last` and `claude --continue` pick one); which one is said on stderr.
+    #[arg(long, conflicts_with = "file")]
+    pub latest: bool,
 
     /// Exit with status 3 when resuming would differ from the log: parse errors, an incomplete
     /// turn, no session_meta, a missing parent rollout, ordinal faults, a broken chain.
@@ -357,7 +362,7 @@ impl Cli {
             }
         };
         let rollout = |input: InputArgs, job: Job| Task::Rollout {
-            input: input_of(&input.file),
+            input: input_of(&input),
             job,
             strict: input.strict,
         };
@@ -396,7 +401,7 @@ impl Cli {
                 rollout(args.input, job)
             }
             Command::Repair(args) => Task::Repair(crate::repair::Options {
-                input: input_of(&args.input.file),
+                input: input_of(&args.input),
                 output: args.output,
                 dry_run: args.dry_run,
                 json: args.json,
@@ -432,12 +437,13 @@ impl Cli {
     }
 }
 
-/// The input a FILE argument names: `-` is standard input.
-fn input_of(file: &OsString) -> Input {
-    if file == "-" {
-        Input::Stdin
-    } else {
-        Input::Path(file.into())
+/// The input the arguments name: `-` is standard input; `--latest`, the current folder's newest
+/// session.
+fn input_of(args: &InputArgs) -> Input {
+    match &args.file {
+        Some(file) if file == "-" => Input::Stdin,
+        Some(file) => Input::Path(file.into()),
+        None => Input::Latest(std::env::current_dir().unwrap_or_default()),
     }
 }
 

@@ -2,7 +2,9 @@
 //! line that knows both dialects' folders.
 
 use std::fs;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use uuid::Uuid;
 
@@ -47,6 +49,20 @@ pub(crate) fn resolve(input: &Input, homes: &Homes) -> Result<Resolved, Failure>
         input: input.clone(),
         superseded: Vec::new(),
     };
+    if let Input::Latest(cwd) = input {
+        let path = latest(homes, cwd)?;
+        // Said on stderr, as `codex resume --last` shows what it picked.
+        let _ = writeln!(
+            std::io::stderr(),
+            "rollcall: the newest session of {}: {}",
+            crate::escape::escape(&cwd.display().to_string()),
+            crate::escape::escape(&path.display().to_string())
+        );
+        return Ok(Resolved {
+            input: Input::Path(path),
+            superseded: Vec::new(),
+        });
+    }
     let Input::Path(path) = input else {
         return Ok(as_is());
     };
@@ -129,4 +145,51 @@ pub(crate) fn resolve(input: &Input, homes: &Homes) -> Result<Resolved, Failure>
             )))
         }
     }
+}
+
+/// The newest session whose working directory is `cwd`: of Codex's live rollouts whose
+/// `session_meta` names `cwd` (newest by the time in its name, as `codex resume --last` picks),
+/// and of the Claude Code sessions in `cwd`'s project folder (newest by modification time, as
+/// `claude --continue` picks), the one changed last.
+fn latest(homes: &Homes, cwd: &Path) -> Result<PathBuf, Failure> {
+    let name = format!("the newest session of {}", cwd.display());
+    let cwd_text = cwd.to_string_lossy();
+    let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
+    if let Some(home) = &homes.codex {
+        let mut rollouts = crate::codex::home::rollouts(home);
+        rollouts.retain(|(_, _, archived)| !archived);
+        rollouts.sort_by(|a, b| b.1.stamp.cmp(&a.1.stamp));
+        if let Some((path, _, _)) = rollouts
+            .into_iter()
+            .find(|(path, _, _)| crate::codex::home::meta_cwd(path).as_deref() == Some(&*cwd_text))
+        {
+            found.extend(modified(&path).map(|t| (t, path)));
+        }
+    }
+    if let Some(home) = &homes.claude {
+        let project = home
+            .projects()
+            .join(crate::claude::home::folder_of(&cwd_text));
+        let sessions = fs::read_dir(project).into_iter().flatten().flatten();
+        let newest = sessions
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+            .filter_map(|p| modified(&p).map(|t| (t, p)))
+            .max();
+        found.extend(newest);
+    }
+    found
+        .into_iter()
+        .max()
+        .map(|(_, path)| path)
+        .ok_or_else(|| {
+            Failure::unusable(
+                &name,
+                "no Codex or Claude Code session was started in this folder",
+            )
+        })
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).ok()?.modified().ok()
 }

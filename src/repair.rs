@@ -88,10 +88,7 @@ pub(crate) fn run(options: &Options, load: Load, homes: &Homes) -> anyhow::Resul
         AnyView::Codex(_) => Agent::Codex,
         AnyView::Claude(_) => Agent::Claude,
     };
-    let original_path = match &input {
-        Input::Path(path) => Some(path.as_path()),
-        Input::Stdin => None,
-    };
+    let original_path = input.path();
     if agent == Agent::Codex && !options.force {
         refuse_if_locked(&name, original_path, report.thread_id, homes)?;
     }
@@ -195,12 +192,8 @@ pub(crate) fn run(options: &Options, load: Load, homes: &Homes) -> anyhow::Resul
 
 /// A file's size and modification time, to tell whether it changed while it was read.
 fn stat(input: &Input) -> Option<(u64, Option<SystemTime>)> {
-    match input {
-        Input::Path(path) => fs::metadata(path)
-            .ok()
-            .map(|m| (m.len(), m.modified().ok())),
-        Input::Stdin => None,
-    }
+    let meta = fs::metadata(input.path()?).ok()?;
+    Some((meta.len(), meta.modified().ok()))
 }
 
 /// Refuses a Codex thread whose writer lock a running Codex holds (`thread-writer-locks/<id>

@@ -231,6 +231,12 @@ pub(crate) fn load(
             open(path, &name, None, load.snapshot)?,
             Some(path.as_path()),
         ),
+        Input::Latest(_) => {
+            return Err(Failure::unusable(
+                &name,
+                "not looked up: no session to read",
+            ));
+        }
     };
     replay(name, path, opened, load, homes, progress)
 }

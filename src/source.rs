@@ -15,6 +15,9 @@ use std::sync::{Mutex, MutexGuard};
 pub enum Input {
     Stdin,
     Path(std::path::PathBuf),
+    /// The newest session whose working directory is this folder (`--latest`), still to be
+    /// looked up in the agents' homes.
+    Latest(std::path::PathBuf),
 }
 
 impl Input {
@@ -23,6 +26,15 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".into(),
             Input::Path(path) => path.display().to_string(),
+            Input::Latest(cwd) => format!("the newest session of {}", cwd.display()),
+        }
+    }
+
+    /// The file, when the input is one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Input::Path(path) => Some(path),
+            Input::Stdin | Input::Latest(_) => None,
         }
     }
 }

@@ -318,3 +318,66 @@ fn a_held_codex_writer_lock_is_refused_unless_forced() {
         .assert()
         .success();
 }
+
+#[test]
+fn latest_picks_the_newest_session_of_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    fs::create_dir(&work).unwrap();
+    let work = fs::canonicalize(&work).unwrap();
+    let cwd = work.to_str().unwrap();
+    // A Codex rollout started in `work`, and an older one started elsewhere.
+    let original = codex_home(dir.path());
+    let text = fs::read_to_string(&original).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    let mut meta: serde_json::Value = serde_json::from_str(first).unwrap();
+    meta["payload"]["cwd"] = cwd.into();
+    let mine = original.with_file_name(format!(
+        "rollout-2026-02-12T09-14-02-{}.jsonl",
+        "019c1f40-2b7e-7a9d-8c31-000000000001"
+    ));
+    fs::write(&mine, format!("{meta}\n{rest}")).unwrap();
+    let out = rollcall(dir.path())
+        .current_dir(&work)
+        .args(["replay", "--report", "--json", "--latest"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["file"], mine.display().to_string());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("the newest session of"), "{stderr}");
+    // A Claude Code session of the same folder, written later, wins.
+    let project = dir.path().join("claude/projects").join(
+        cwd.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect::<String>(),
+    );
+    fs::create_dir_all(&project).unwrap();
+    let name = "5e55a0c2-0001-4000-8000-000000000000.jsonl";
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::copy(
+        Path::new("fixtures/claude/clean_session").join(name),
+        project.join(name),
+    )
+    .unwrap();
+    let out = rollcall(dir.path())
+        .current_dir(&work)
+        .args(["replay", "--report", "--json", "--latest"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["file"], project.join(name).display().to_string());
+    // A folder no session was started in.
+    let out = rollcall(dir.path())
+        .current_dir(dir.path())
+        .args(["repair-view", "--latest"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Codex or Claude Code session"));
+}

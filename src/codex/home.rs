@@ -166,6 +166,25 @@ pub(crate) fn plain_wins(paths: &mut Vec<PathBuf>) {
     });
 }
 
+/// The `cwd` a plain rollout's first record (its `session_meta`) names, read from the first
+/// line alone, which is read whole however long (up to 64 MiB).
+pub(crate) fn meta_cwd(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    if path.extension().is_some_and(|e| e == "zst") {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file.take(64 << 20))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
+    let text = std::str::from_utf8(line).ok()?.trim_end();
+    let payload = crate::json::member(text, 0, "payload")?;
+    let cwd = crate::json::member(text, payload.start, "cwd")?;
+    crate::json::decode_str(&text[cwd]).map(|c| c.into_owned())
+}
+
 /// Every rollout file under the home's two folders, sessions first, with its name parsed.
 pub(crate) fn rollouts(home: &CodexHome) -> Vec<(PathBuf, RolloutName, bool)> {
     let mut found = Vec::new();
