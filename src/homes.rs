@@ -158,7 +158,7 @@ fn latest(homes: &Homes, cwd: &Path) -> Result<PathBuf, Failure> {
     if let Some(home) = &homes.codex {
         let mut rollouts = crate::codex::home::rollouts(home);
         rollouts.retain(|(_, _, archived)| !archived);
-        rollouts.sort_by(|a, b| b.1.stamp.cmp(&a.1.stamp));
+        rollouts.sort_by_key(|r| std::cmp::Reverse(r.1.stamp));
         if let Some((path, _, _)) = rollouts
             .into_iter()
             .find(|(path, _, _)| crate::codex::home::meta_cwd(path).as_deref() == Some(&*cwd_text))
