@@ -235,7 +235,15 @@ fn run_scan(config: &Config, scan: &cli::Scan, paint: Paint) -> Result<Status, F
     let found = scan::files(&roots, &mut warnings);
     let bytes = found.iter().map(|f| f.size).sum();
     let rows = with_progress(config.progress, found.len(), bytes, |read, finished| {
-        scan::rows(found, &roots, config.load, &config.homes, read, finished)
+        scan::rows(
+            found,
+            &roots,
+            config.load,
+            &config.homes,
+            read,
+            finished,
+            &mut warnings,
+        )
     });
     for warning in &warnings {
         // Not eprintln!, which panics when stderr cannot be written.

@@ -373,6 +373,7 @@ pub fn rows(
     homes: &Homes,
     read: &(dyn Fn(u64) + Sync),
     finished: &(dyn Fn() + Sync),
+    warnings: &mut Vec<String>,
 ) -> Vec<Row> {
     let one = |found: Found| {
         let row = row(found, load, homes, read);
@@ -384,8 +385,20 @@ pub fn rows(
     } else {
         found.into_iter().map(one).collect()
     };
-    if let Some(indexed) = roots.codex_home.as_ref().and_then(codex_home::thread_rows) {
-        index(&mut rows, &indexed, roots);
+    if let Some(home) = &roots.codex_home
+        && let Some(indexed) = codex_home::thread_rows(home)
+    {
+        if indexed.skipped > 0 {
+            let db = home.state_db().unwrap_or_default();
+            warnings.push(format!(
+                "{}: {} threads {} without a readable id and rollout_path (skipped; the other rows \
+                 are used)",
+                db.display(),
+                indexed.skipped,
+                if indexed.skipped == 1 { "row" } else { "rows" },
+            ));
+        }
+        index(&mut rows, &indexed.rows, roots);
     }
     rows.sort_by(|a, b| {
         b.found

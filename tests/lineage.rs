@@ -15,6 +15,9 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+mod common;
+use common::state_db;
+
 /// A thread or rollout id, unique per `n` (UUIDv7-shaped, growing with `n`).
 fn id(n: u32) -> String {
     format!(
@@ -485,45 +488,6 @@ fn a_compressed_rollout_reads_as_its_plain_text() {
         rows.iter().all(|r| r["path"] != json!(text(&zst))),
         "{rows:?}"
     );
-}
-
-/// A `state_5.sqlite` with the `threads` columns Codex's migrations leave (the ones look-up
-/// reads, and enough of the rest to be the real shape).
-fn state_db(path: &Path, rows: &[(&str, &Path)]) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE threads (
-            id TEXT PRIMARY KEY,
-            rollout_path TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            updated_at INTEGER NOT NULL,
-            source TEXT NOT NULL,
-            model_provider TEXT NOT NULL,
-            cwd TEXT NOT NULL,
-            title TEXT NOT NULL,
-            sandbox_policy TEXT NOT NULL,
-            approval_mode TEXT NOT NULL,
-            tokens_used INTEGER NOT NULL DEFAULT 0,
-            has_user_event INTEGER NOT NULL DEFAULT 0,
-            archived INTEGER NOT NULL DEFAULT 0,
-            archived_at INTEGER,
-            git_sha TEXT,
-            git_branch TEXT,
-            git_origin_url TEXT,
-            history_mode TEXT NOT NULL DEFAULT 'legacy'
-        );",
-    )
-    .unwrap();
-    for (id, path) in rows {
-        conn.execute(
-            "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, \
-             model_provider, cwd, title, sandbox_policy, approval_mode, history_mode) \
-             VALUES (?1, ?2, 1787220000, 1787220000, 'vscode', 'openai', '/srv/app', '', \
-             'workspace-write', 'on-request', 'paginated')",
-            rusqlite::params![id, path.display().to_string()],
-        )
-        .unwrap();
-    }
 }
 
 #[test]

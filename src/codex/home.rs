@@ -71,7 +71,11 @@ impl CodexHome {
                     .strip_prefix("state_")?
                     .strip_suffix(".sqlite")?;
                 let n: u64 = n.parse().ok()?;
-                e.file_type().ok()?.is_file().then(|| (n, e.path()))
+                // Through a link too; a FIFO or a folder of that name is no database.
+                std::fs::metadata(e.path())
+                    .ok()?
+                    .is_file()
+                    .then(|| (n, e.path()))
             })
             .max()
             .map(|(_, path)| path)
@@ -293,17 +297,16 @@ fn existing(path: &Path) -> PathBuf {
     }
 }
 
-/// Asks the state database, opened read-only: first as SQLite readers do (so rows still in a
-/// running Codex's write-ahead log are seen), then, when that fails (a read-only folder, a lock),
-/// as an `immutable` file, which takes no lock at all. Any other failure (missing, another
-/// schema) reads as no database.
+/// Asks the state database, opened read-only as an `immutable` file: SQLite then creates no
+/// `-wal`, `-shm` or journal file, opens nothing but the database for reading, takes no lock
+/// and never waits for one. The price: rows a running Codex has not yet checkpointed out of its
+/// write-ahead log are not seen, and look-up falls back to the file names for them. Any failure
+/// (missing, not SQLite, another schema) reads as no database.
 fn ask_state_db<T>(
     db: &Path,
     query: impl Fn(&rusqlite::Connection) -> rusqlite::Result<T>,
 ) -> Option<T> {
-    ["mode=ro", "mode=ro&immutable=1"]
-        .into_iter()
-        .find_map(|mode| query(&open_state_db(db, mode)?).ok())
+    query(&open_state_db(db, "mode=ro&immutable=1")?).ok()
 }
 
 fn open_state_db(db: &Path, mode: &str) -> Option<rusqlite::Connection> {
@@ -325,31 +328,59 @@ fn open_state_db(db: &Path, mode: &str) -> Option<rusqlite::Connection> {
 
 /// The `rollout_path` of thread `id`'s row.
 fn thread_row(db: &Path, id: Uuid) -> Option<PathBuf> {
-    let path: String = ask_state_db(db, |conn| {
+    let path = ask_state_db(db, |conn| {
         conn.query_row(
             "SELECT rollout_path FROM threads WHERE id = ?1 OR lower(id) = ?1",
             [id.hyphenated().to_string()],
-            |row| row.get(0),
+            |row| {
+                // Not `row.get::<String>`, which panics on text that is not UTF-8.
+                Ok(match row.get_ref(0)? {
+                    rusqlite::types::ValueRef::Text(bytes) => {
+                        std::str::from_utf8(bytes).ok().map(PathBuf::from)
+                    }
+                    _ => None,
+                })
+            },
         )
     })?;
-    Some(PathBuf::from(path))
+    path
 }
 
-/// Every `threads` row: thread id and rollout path. `None` when there is no database to read.
-pub(crate) fn thread_rows(home: &CodexHome) -> Option<Vec<(String, PathBuf)>> {
+/// The `threads` rows that name a thread and a rollout path as text, and how many rows did not
+/// (a NULL or non-UTF-8 `rollout_path`): those are skipped, the rest kept.
+pub(crate) struct ThreadRows {
+    pub rows: Vec<(String, PathBuf)>,
+    pub skipped: u64,
+}
+
+/// Every readable `threads` row. `None` when there is no database to read.
+pub(crate) fn thread_rows(home: &CodexHome) -> Option<ThreadRows> {
+    use rusqlite::types::ValueRef;
+    // Text that is not UTF-8 is no text here (rusqlite's own String conversion would panic).
+    let text = |value: ValueRef<'_>| match value {
+        ValueRef::Text(bytes) => std::str::from_utf8(bytes).ok().map(str::to_owned),
+        _ => None,
+    };
     let db = home.state_db()?;
     let rows = ask_state_db(&db, |conn| {
         let mut statement = conn.prepare("SELECT id, rollout_path FROM threads")?;
-        let rows = statement.query_map([], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-        })?;
+        let rows =
+            statement.query_map([], |row| Ok((text(row.get_ref(0)?), text(row.get_ref(1)?))))?;
         rows.collect::<rusqlite::Result<Vec<_>>>()
     })?;
-    Some(
-        rows.into_iter()
-            .map(|(id, path)| (id.to_ascii_lowercase(), existing(Path::new(&path))))
-            .collect(),
-    )
+    let mut readable = ThreadRows {
+        rows: Vec::with_capacity(rows.len()),
+        skipped: 0,
+    };
+    for row in rows {
+        match row {
+            (Some(id), Some(path)) => readable
+                .rows
+                .push((id.to_ascii_lowercase(), existing(Path::new(&path)))),
+            _ => readable.skipped += 1,
+        }
+    }
+    Some(readable)
 }
 
 #[cfg(test)]

@@ -133,3 +133,42 @@ pub fn run(cmd: &mut std::process::Command, limit: Duration) -> Run {
         peak_kib: usage.ru_maxrss,
     }
 }
+
+/// A `state_5.sqlite` with the `threads` columns Codex's migrations leave (the ones look-up
+/// reads, and enough of the rest to be the real shape).
+pub fn state_db(path: &Path, rows: &[(&str, &Path)]) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE threads (
+            id TEXT PRIMARY KEY,
+            rollout_path TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            model_provider TEXT NOT NULL,
+            cwd TEXT NOT NULL,
+            title TEXT NOT NULL,
+            sandbox_policy TEXT NOT NULL,
+            approval_mode TEXT NOT NULL,
+            tokens_used INTEGER NOT NULL DEFAULT 0,
+            has_user_event INTEGER NOT NULL DEFAULT 0,
+            archived INTEGER NOT NULL DEFAULT 0,
+            archived_at INTEGER,
+            git_sha TEXT,
+            git_branch TEXT,
+            git_origin_url TEXT,
+            history_mode TEXT NOT NULL DEFAULT 'legacy'
+        );",
+    )
+    .unwrap();
+    for (id, path) in rows {
+        conn.execute(
+            "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, \
+             model_provider, cwd, title, sandbox_policy, approval_mode, history_mode) \
+             VALUES (?1, ?2, 1787220000, 1787220000, 'vscode', 'openai', '/srv/app', '', \
+             'workspace-write', 'on-request', 'paginated')",
+            rusqlite::params![id, path.display().to_string()],
+        )
+        .unwrap();
+    }
+}
