@@ -328,7 +328,7 @@ fn open_state_db(db: &Path, mode: &str) -> Option<rusqlite::Connection> {
 
 /// The `rollout_path` of thread `id`'s row.
 fn thread_row(db: &Path, id: Uuid) -> Option<PathBuf> {
-    let path = ask_state_db(db, |conn| {
+    ask_state_db(db, |conn| {
         conn.query_row(
             "SELECT rollout_path FROM threads WHERE id = ?1 OR lower(id) = ?1",
             [id.hyphenated().to_string()],
@@ -342,8 +342,7 @@ fn thread_row(db: &Path, id: Uuid) -> Option<PathBuf> {
                 })
             },
         )
-    })?;
-    path
+    })?
 }
 
 /// The `threads` rows that name a thread and a rollout path as text, and how many rows did not
