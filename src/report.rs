@@ -138,6 +138,7 @@ impl FindingRef {
                 | "final_without_ordinal"
                 | "missing_parent"
                 | "lineage_cycle"
+                | "unreadable_history_base"
         )
     }
 }
@@ -166,6 +167,11 @@ fn codex_findings(state: &codex::State) -> Vec<FindingRef> {
             kind: "lineage_cycle",
             line: None,
             message: format!("history incomplete: rollout {id} is its own ancestor (a cycle)"),
+        }),
+        Some(Broken::Unreadable(why)) => out.push(FindingRef {
+            kind: "unreadable_history_base",
+            line: None,
+            message: format!("history incomplete: {why}, so the parent rollout is not known"),
         }),
         None => {}
     }

@@ -34,6 +34,8 @@ pub(crate) enum Broken {
     Missing(Uuid),
     /// This rollout id is already on the chain.
     Cycle(Uuid),
+    /// A `history_base` that names no parent Codex could read: what is wrong with it.
+    Unreadable(&'static str),
 }
 
 /// Whether the `session_meta` payload at `payload` says `history_mode: "paginated"`.
@@ -42,8 +44,10 @@ pub(crate) fn is_paginated(text: &str, payload: &Range<usize>) -> bool {
         .is_some_and(|r| json::string_at(text, &Some(r)).as_deref() == Some("paginated"))
 }
 
-/// The `history_base` of a rollout's first `session_meta`, found among its first lines.
-pub(crate) fn base_in(lines: &[u8]) -> Option<Base> {
+/// The `history_base` of a rollout's first `session_meta`, found among its first lines: `None`
+/// when there is none (or it is `null`), an error when it is there but cannot be read (its
+/// thread id no UUID, a cut no whole number that fits in 64 bits).
+pub(crate) fn base_in(lines: &[u8]) -> Result<Option<Base>, &'static str> {
     for line in lines.split(|&b| b == b'\n') {
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         let Ok(text) = std::str::from_utf8(line) else {
@@ -55,20 +59,38 @@ pub(crate) fn base_in(lines: &[u8]) -> Option<Base> {
         {
             continue;
         }
-        let payload = json::member(text, 0, "payload")?;
-        let base = json::member(text, payload.start, "history_base")?;
-        let number =
-            |name| json::member(text, base.start, name).and_then(|r| text[r].parse::<u64>().ok());
-        let rollout = json::member(text, base.start, "thread_id").and_then(|r| {
-            json::string_at(text, &Some(r)).and_then(|id| Uuid::try_parse(&id).ok())
-        })?;
-        return Some(Base {
+        let Some(payload) = json::member(text, 0, "payload") else {
+            return Ok(None);
+        };
+        let Some(base) = json::member(text, payload.start, "history_base") else {
+            return Ok(None);
+        };
+        if &text[base.clone()] == "null" {
+            return Ok(None);
+        }
+        if !text[base.clone()].starts_with('{') {
+            return Err("history_base is not an object");
+        }
+        // Only digits: `-1`, `1.5`, `1e3` and `"41"` are not the u64 Codex reads.
+        let number = |name| {
+            json::member(text, base.start, name)
+                .map(|r| &text[r])
+                .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<u64>().ok())
+        };
+        let rollout = json::member(text, base.start, "thread_id")
+            .and_then(|r| json::string_at(text, &Some(r)))
+            .and_then(|id| Uuid::try_parse(&id).ok())
+            .ok_or("history_base.thread_id is not a rollout id")?;
+        return Ok(Some(Base {
             rollout,
-            end_ordinal: number("end_ordinal_exclusive")?,
-            end_offset: number("end_byte_offset")?,
-        });
+            end_ordinal: number("end_ordinal_exclusive")
+                .ok_or("history_base.end_ordinal_exclusive is not a whole number of 64 bits")?,
+            end_offset: number("end_byte_offset")
+                .ok_or("history_base.end_byte_offset is not a whole number of 64 bits")?,
+        }));
     }
-    None
+    Ok(None)
 }
 
 /// The first lines of a rollout (plain or `.zst`), enough to find its session_meta.
@@ -103,7 +125,10 @@ pub(crate) fn parents(
     homes: &[CodexHome],
 ) -> (Vec<Parent>, Option<Broken>) {
     let mut parents: Vec<Parent> = Vec::new();
-    let mut base = base_in(first);
+    let mut base = match base_in(first) {
+        Ok(base) => base,
+        Err(why) => return (parents, Some(Broken::Unreadable(why))),
+    };
     let mut seen = Vec::new();
     if let Some(name) = child
         .file_name()
@@ -120,8 +145,13 @@ pub(crate) fn parents(
         let Some(path) = home::find_rollout(homes, b.rollout, child) else {
             return (parents, Some(Broken::Missing(b.rollout)));
         };
-        base = head(&path).and_then(|lines| base_in(&lines));
+        let next = head(&path).map(|lines| base_in(&lines));
         parents.push(Parent { path, base: b });
+        base = match next {
+            Some(Ok(next)) => next,
+            Some(Err(why)) => return (parents, Some(Broken::Unreadable(why))),
+            None => None,
+        };
     }
     (parents, None)
 }
@@ -138,16 +168,28 @@ mod tests {
 "#;
         assert_eq!(
             base_in(lines),
-            Some(Base {
+            Ok(Some(Base {
                 rollout: Uuid::parse_str("019ff1a2-b3c4-7d5e-8f60-667788990011").unwrap(),
                 end_ordinal: 41,
                 end_offset: 12_345
-            })
+            }))
         );
         assert_eq!(
             base_in(br#"{"type":"session_meta","payload":{"id":"x"}}"#),
-            None
+            Ok(None)
         );
+        assert_eq!(
+            base_in(br#"{"type":"session_meta","payload":{"history_base":null}}"#),
+            Ok(None)
+        );
+        let thread = "019ff1a2-b3c4-7d5e-8f60-667788990011";
+        for bad in ["-1", "1.5", "1e3", "null", "\"41\"", "18446744073709551616"] {
+            let line = format!(
+                r#"{{"type":"session_meta","payload":{{"history_base":{{"thread_id":"{thread}","end_ordinal_exclusive":{bad},"end_byte_offset":1}}}}}}"#
+            );
+            assert!(base_in(line.as_bytes()).is_err(), "{bad}");
+        }
+        assert!(base_in(br#"{"type":"session_meta","payload":{"history_base":"x"}}"#).is_err());
         let text = r#"{"history_mode":"paginated"}"#;
         assert!(is_paginated(text, &(0..text.len())));
     }
