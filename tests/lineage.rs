@@ -703,12 +703,12 @@ fn an_unreadable_history_base_is_a_finding_and_strict_fails() {
         let thread = id(20 + n as u32);
         let mut fork = Paged::new(&thread, None);
         fork.item(&said("fork 1"));
-        let good = format!(r#""history_mode":"paginated"}}"#);
+        let good = r#""history_mode":"paginated"}"#;
         let broken = format!(
             r#""history_mode":"paginated","history_base":{{"thread_id":"{}","end_ordinal_exclusive":{bad},"end_byte_offset":7}}}}"#,
             id(9)
         );
-        let text_of = fork.text().replacen(&good, &broken, 1);
+        let text_of = fork.text().replacen(good, &broken, 1);
         assert_ne!(text_of, fork.text(), "the base was written");
         let path = home.write("11-00-00", &thread, &text_of);
         let report = home.report(&[&text(&path)]);
