@@ -322,7 +322,7 @@ impl<R: Read> Chunker<R> {
 /// what is here. JSON is read left to right, so such an error is the whole line's; the dialects'
 /// classifiers report the same one, as they validate with the same reader. (Invalid UTF-8
 /// further on would be reported first: the skip looks for it.)
-fn early_verdict(prefix: &[u8]) -> Option<ParseError> {
+pub(crate) fn early_verdict(prefix: &[u8]) -> Option<ParseError> {
     /// Errors this close to the end may be the cut, not the line.
     const MARGIN: usize = 16;
     let valid = match std::str::from_utf8(prefix) {

@@ -268,7 +268,7 @@ fn replay(
         bounded,
     } = opened;
     let unreadable = |e: io::Error| Failure::unusable(&name, read_problem(&e));
-    let (dialect, peeked) = sniff(&mut reader).map_err(unreadable)?;
+    let (dialect, peeked) = sniff(&mut reader, load.max_line).map_err(unreadable)?;
     source.append(&peeked).map_err(unreadable)?;
     let input = Sniffed {
         peeked,
@@ -452,16 +452,17 @@ fn read_problem(e: &io::Error) -> String {
     format!("cannot read: {}", source::io_reason(e))
 }
 
-/// How far the dialect is looked for: lines, and bytes.
+/// How far the dialect is looked for, in lines.
 const SNIFF_LINES: usize = 64;
-const SNIFF_BYTES: usize = 1 << 20;
 
 /// Reads the first lines of the input to tell its dialect; returns it with the bytes read.
-fn sniff(reader: &mut impl Read) -> io::Result<(Dialect, Vec<u8>)> {
+fn sniff(reader: &mut impl Read, max_line: usize) -> io::Result<(Dialect, Vec<u8>)> {
     let mut peeked = Vec::new();
     let mut buf = [0; 64 << 10];
     let mut scanned = 0;
     let mut lines = 0;
+    // Where the line being read is judged next: at 1 MiB, 2 MiB, 4 MiB… of it.
+    let mut judge_at = 1 << 20;
     loop {
         let n = match reader.read(&mut buf) {
             Ok(n) => n,
@@ -474,6 +475,7 @@ fn sniff(reader: &mut impl Read) -> io::Result<(Dialect, Vec<u8>)> {
             let line = &peeked[scanned..scanned + end];
             scanned += end + 1;
             lines += 1;
+            judge_at = 1 << 20;
             if let Some(dialect) = tell(line, lines == 1) {
                 return Ok((dialect, peeked));
             }
@@ -482,8 +484,18 @@ fn sniff(reader: &mut impl Read) -> io::Result<(Dialect, Vec<u8>)> {
             let dialect = tell(&peeked[scanned..], lines == 0).unwrap_or(Dialect::Codex);
             return Ok((dialect, peeked));
         }
-        if lines >= SNIFF_LINES || peeked.len() >= SNIFF_BYTES {
+        // Records are judged whole, however long (a first prompt holding a pasted screenshot,
+        // 2025 instructions of several MiB); only a line longer than any record read stops it.
+        let long = peeked.len() - scanned;
+        if lines >= SNIFF_LINES || long > max_line {
             return Ok((Dialect::Codex, peeked));
+        }
+        // A line whose first bytes already show it is no record (`/dev/zero`) is not held on.
+        if long >= judge_at {
+            if crate::chunk::early_verdict(&peeked[scanned..]).is_some() {
+                return Ok((Dialect::Codex, peeked));
+            }
+            judge_at *= 2;
         }
     }
 }
@@ -520,11 +532,13 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
     })
     .ok()?;
     match kind.as_deref() {
-        _ if payload => Some(Dialect::Codex),
         Some(kind) if claude_id && claude::entry::Kind::is_claude_type(kind) => {
             Some(Dialect::Claude)
         }
         Some(kind) if codex::record::is_kind(kind) => Some(Dialect::Codex),
+        // A `payload` is Codex's envelope, unless the record is of a kind neither agent knows
+        // (the next record decides then).
+        None if payload => Some(Dialect::Codex),
         Some(_) => None,
         None if record_type || (first && id) => Some(Dialect::Codex2025),
         None => None,

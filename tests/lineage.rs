@@ -716,3 +716,41 @@ fn an_unreadable_history_base_is_a_finding_and_strict_fails() {
         assert_eq!(home.strict(&text(&path)), 3, "{bad}");
     }
 }
+
+#[test]
+fn heads_are_read_whole_however_long_the_session_meta() {
+    let home = Home::new();
+    // Megabytes of base instructions, as a real session_meta can hold.
+    let big = |p: &mut Paged, mib: usize| {
+        let text = format!(
+            r#""base_instructions":{{"text":"{}"}}"#,
+            "i".repeat(mib << 20)
+        );
+        p.lines[0] = p.lines[0].replacen(r#""base_instructions":null"#, &text, 1);
+    };
+    let (r, m, c) = (id(31), id(32), id(33));
+    let mut root = Paged::new(&r, None);
+    root.item(&said("root 1")).item(&said("root 2"));
+    home.write("09-00-00", &r, &root.text());
+    // A parent whose session_meta is over 4 MiB, and a child whose own is over 1 MiB.
+    let mut middle = Paged::new(&m, Some(&root.cut_before(&r, 3)));
+    big(&mut middle, 5);
+    middle.item(&said("middle 1"));
+    home.write("10-00-00", &m, &middle.text());
+    let mut child = Paged::new(&c, Some(&middle.cut_before(&m, 5)));
+    big(&mut child, 2);
+    child.item(&said("child 1"));
+    let path = home.write("11-00-00", &c, &child.text());
+    let replayed = home.replay(&[&text(&path)]);
+    let said_in = |line: &str| {
+        serde_json::from_str::<Value>(line).unwrap()["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        replayed.iter().map(|l| said_in(l)).collect::<Vec<_>>(),
+        ["root 1", "root 2", "middle 1", "child 1"]
+    );
+    assert_eq!(kinds(&home.report(&[&text(&path)])), Vec::<String>::new());
+}

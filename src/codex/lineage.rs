@@ -93,28 +93,39 @@ pub(crate) fn base_in(lines: &[u8]) -> Result<Option<Base>, &'static str> {
     Ok(None)
 }
 
-/// The first lines of a rollout (plain or `.zst`), enough to find its session_meta.
-fn head(path: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
+/// The `history_base` of the rollout at `path` (plain or `.zst`), read from its first
+/// `session_meta` line, which is read whole however long (up to the longest line rollcall
+/// reads); `None` when the file cannot be read.
+fn base_of(path: &Path) -> Option<Result<Option<Base>, &'static str>> {
+    use std::io::{BufRead, BufReader, Read};
     let file = std::fs::File::open(path).ok()?;
-    let mut reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "zst") {
+    let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "zst") {
         Box::new(crate::source::Unzstd::new(file).ok()?)
     } else {
         Box::new(file)
     };
-    let mut head = Vec::new();
-    let mut buf = [0; 64 << 10];
-    while head.len() < (4 << 20) {
-        let n = reader.read(&mut buf).ok()?;
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::new();
+    for _ in 0..8 {
+        line.clear();
+        let cap = crate::chunk::MAX_LINE_BYTES as u64;
+        let n = (&mut reader).take(cap).read_until(b'\n', &mut line).ok()?;
         if n == 0 {
             break;
         }
-        head.extend_from_slice(&buf[..n]);
-        if head.iter().filter(|&&b| b == b'\n').count() >= 8 {
-            break;
+        let is_meta = {
+            let text = std::str::from_utf8(line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line));
+            text.ok().is_some_and(|t| {
+                json::member(t.trim_end(), 0, "type").is_some_and(|r| {
+                    json::string_at(t, &Some(r)).as_deref() == Some("session_meta")
+                })
+            })
+        };
+        if is_meta {
+            return Some(base_in(&line));
         }
     }
-    Some(head)
+    Some(Ok(None))
 }
 
 /// The parents of a rollout whose first lines are `first`, nearest first; where the chain
@@ -145,7 +156,7 @@ pub(crate) fn parents(
         let Some(path) = home::find_rollout(homes, b.rollout, child) else {
             return (parents, Some(Broken::Missing(b.rollout)));
         };
-        let next = head(&path).map(|lines| base_in(&lines));
+        let next = base_of(&path);
         parents.push(Parent { path, base: b });
         base = match next {
             Some(Ok(next)) => next,
