@@ -137,6 +137,7 @@ fn manual_page(command: Option<&str>) -> io::Result<Vec<u8>> {
 /// Runs one command as `config` says, printing to stdout.
 pub fn run(config: &Config) -> anyhow::Result<Status> {
     let paint = Paint(config.color);
+    raise_open_file_limit();
     Ok(match &config.task {
         Task::Rollout { input, job, strict } => run_rollout(config, input, job, *strict, paint)?,
         Task::Scan(scan) => run_scan(config, scan, paint)?,
@@ -325,4 +326,24 @@ fn progress_bar(show: bool, total: u64, template: &str) -> indicatif::ProgressBa
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     bar
+}
+
+/// Raises the soft limit of open files to the hard one: a lineage keeps each parent rollout
+/// open while it is read, and a chain of over a thousand forks would stop at the usual soft
+/// limit of 1024 where the hard one (often half a million) allows it.
+fn raise_open_file_limit() {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: both calls read or write only the `rlimit` passed, which lives on this stack.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0
+            && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            let _ = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+        }
+    }
 }

@@ -754,3 +754,57 @@ fn heads_are_read_whole_however_long_the_session_meta() {
     );
     assert_eq!(kinds(&home.report(&[&text(&path)])), Vec::<String>::new());
 }
+
+/// A chain of 1,100 forks replays under the usual soft limit of 1,024 open files: every parent
+/// is open while it is read, and rollcall raises its soft limit to the hard one.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_lineage_deeper_than_the_open_file_limit_replays() {
+    use std::os::unix::process::CommandExt;
+    const DEPTH: u32 = 1_100;
+    let home = Home::new();
+    let mut base = None;
+    let mut last = PathBuf::new();
+    for n in 0..DEPTH {
+        let thread = id(1_000 + n);
+        let mut rollout = Paged::new(&thread, base.as_ref());
+        rollout.item(&said(&format!("turn {n}")));
+        last = home.write(
+            &format!("10-{:02}-{:02}", n / 60 % 60, n % 60),
+            &thread,
+            &rollout.text(),
+        );
+        base = Some(rollout.cut_before(&thread, rollout.next));
+    }
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollcall"));
+    cmd.env("CODEX_HOME", home.codex()).arg("replay").arg(&last);
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+            limit.rlim_cur = 1024.min(limit.rlim_max);
+            if limit.rlim_max <= 1024 + u64::from(DEPTH) {
+                // No room above the soft limit on this machine: the test says nothing here.
+                return Ok(());
+            }
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
+        DEPTH as usize
+    );
+}

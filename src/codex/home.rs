@@ -217,11 +217,13 @@ pub(crate) fn rollouts(home: &CodexHome) -> Vec<(PathBuf, RolloutName, bool)> {
 pub(crate) fn find_rollout(homes: &[CodexHome], id: Uuid, not: &Path) -> Option<PathBuf> {
     let not = std::fs::canonicalize(not).unwrap_or_else(|_| not.to_path_buf());
     for home in homes {
-        let mut matching: Vec<(PathBuf, RolloutName, bool)> = rollouts(home)
+        let index = index(home);
+        let mut matching: Vec<&(PathBuf, RolloutName, bool)> = index
+            .get(&id)
             .into_iter()
-            .filter(|(path, name, _)| {
-                name.rollout == id
-                    && path.is_file()
+            .flatten()
+            .filter(|(path, _, _)| {
+                path.is_file()
                     && std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()) != not
             })
             .collect();
@@ -229,10 +231,41 @@ pub(crate) fn find_rollout(homes: &[CodexHome], id: Uuid, not: &Path) -> Option<
             (*archived, std::cmp::Reverse(name.stamp), path.clone())
         });
         if let Some((path, _, _)) = matching.into_iter().next() {
-            return Some(path);
+            return Some(path.clone());
         }
     }
     None
+}
+
+/// A home's rollouts by rollout id.
+type Index = std::collections::HashMap<Uuid, Vec<(PathBuf, RolloutName, bool)>>;
+
+/// The rollouts of `home` by rollout id, walked once per process: a lineage of a thousand
+/// parents, or a scan of a thousand forks, looks every parent up without walking the home again.
+fn index(home: &CodexHome) -> std::sync::Arc<Index> {
+    use std::sync::{Arc, Mutex, OnceLock};
+    static INDEXES: OnceLock<Mutex<std::collections::HashMap<PathBuf, Arc<Index>>>> =
+        OnceLock::new();
+    let indexes = INDEXES.get_or_init(Default::default);
+    if let Some(index) = indexes
+        .lock()
+        .ok()
+        .and_then(|map| map.get(&home.dir).cloned())
+    {
+        return index;
+    }
+    let mut index = Index::new();
+    for (path, name, archived) in rollouts(home) {
+        index
+            .entry(name.rollout)
+            .or_default()
+            .push((path, name, archived));
+    }
+    let index = Arc::new(index);
+    if let Ok(mut map) = indexes.lock() {
+        map.insert(home.dir.clone(), index.clone());
+    }
+    index
 }
 
 /// The files of one thread, and which one `codex resume` takes.
@@ -387,6 +420,31 @@ mod tests {
     use std::time::UNIX_EPOCH;
 
     use super::*;
+
+    #[test]
+    fn a_home_is_walked_once_for_every_parent_looked_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let day = dir.path().join("sessions/2026/01/01");
+        std::fs::create_dir_all(&day).unwrap();
+        let id = Uuid::parse_str("019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10").unwrap();
+        let path = day.join(format!("rollout-2026-01-01T00-00-00-{id}.jsonl"));
+        std::fs::write(&path, "{}\n").unwrap();
+        let home = CodexHome {
+            dir: dir.path().to_path_buf(),
+            from_env: false,
+        };
+        let first = index(&home);
+        for _ in 0..100 {
+            assert_eq!(
+                find_rollout(std::slice::from_ref(&home), id, Path::new("/")),
+                Some(path.clone())
+            );
+        }
+        assert!(
+            std::sync::Arc::ptr_eq(&first, &index(&home)),
+            "the home was walked again"
+        );
+    }
 
     #[test]
     fn codex_home_comes_from_codex_home_then_home() {
