@@ -427,8 +427,9 @@ fn open(path: &Path, name: &str, limit: Option<u64>, snapshot: bool) -> Result<O
     };
     if path.extension().is_some_and(|e| e == "zst") {
         let Opened { reader, .. } = Source::open(path, None, false).map_err(fail)?;
-        let decoder =
-            source::Unzstd::new(reader).map_err(|e| Failure::unusable(name, read_problem(&e)))?;
+        let compressed = std::fs::metadata(path).map_or(0, |m| m.len());
+        let decoder = source::Unzstd::bounded(reader, compressed)
+            .map_err(|e| Failure::unusable(name, read_problem(&e)))?;
         let plain: Box<dyn Read + Send> = match limit {
             Some(limit) => Box::new(decoder.take(limit)),
             None => Box::new(decoder),

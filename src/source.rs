@@ -384,20 +384,53 @@ fn open_problem(path: &Path, e: io::Error) -> OpenError {
 /// An I/O error's message without the `(os error N)` suffix.
 /// Reads a zstd stream (a `.jsonl.zst` rollout) as its plain text; a stream that is not zstd, or
 /// is cut short, fails with an error that says so.
-pub(crate) struct Unzstd<R: io::BufRead>(zstd::stream::read::Decoder<'static, R>);
+pub(crate) struct Unzstd<R: io::BufRead> {
+    decoder: zstd::stream::read::Decoder<'static, R>,
+    /// Bytes decompressed so far, and how many may be (`u64::MAX`: no bound).
+    out: u64,
+    limit: u64,
+}
+
+/// How many times its compressed size a zstd stream may expand: real rollouts compress 5 to
+/// 50 times; a stream that expands a thousand times is a decompression bomb, not a session log.
+pub(crate) const MAX_RATIO: u64 = 1000;
 
 impl<R: Read> Unzstd<io::BufReader<R>> {
     pub(crate) fn new(reader: R) -> io::Result<Self> {
-        zstd::stream::read::Decoder::new(reader).map(Unzstd)
+        Ok(Unzstd {
+            decoder: zstd::stream::read::Decoder::new(reader)?,
+            out: 0,
+            limit: u64::MAX,
+        })
+    }
+
+    /// A decoder of a stream of `compressed` bytes that stops with an error once it has expanded
+    /// [`MAX_RATIO`] times (and past 64 MiB, so that small files are never judged).
+    pub(crate) fn bounded(reader: R, compressed: u64) -> io::Result<Self> {
+        let mut unzstd = Unzstd::new(reader)?;
+        unzstd.limit = compressed.saturating_mul(MAX_RATIO).max(64 << 20);
+        Ok(unzstd)
     }
 }
 
 impl<R: io::BufRead> Read for Unzstd<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf).map_err(|e| match e.kind() {
+        let n = self.decoder.read(buf).map_err(|e| match e.kind() {
             io::ErrorKind::Interrupted => e,
             kind => io::Error::new(kind, format!("not a valid zstd stream ({})", io_reason(&e))),
-        })
+        })?;
+        self.out += n as u64;
+        if self.out > self.limit {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "decompresses to over {MAX_RATIO} times its size (stopped at {} MiB): a \
+                     decompression bomb, not a session log",
+                    self.out >> 20
+                ),
+            ));
+        }
+        Ok(n)
     }
 }
 
