@@ -26,6 +26,7 @@
 //! ```
 #![deny(clippy::print_stdout)]
 
+mod advice;
 mod app;
 pub mod cli;
 pub mod exit;

@@ -64,6 +64,8 @@ pub(crate) struct Report<'a> {
     #[serde(flatten)]
     pub claude: Option<ClaudeKeys>,
     pub repairs: Repairs,
+    /// Every problem above with its code and next step (docs/codes.md).
+    pub problems: Vec<crate::advice::Problem>,
 }
 
 /// What the chain of a Claude Code session is made of (SPEC §10).
@@ -503,7 +505,9 @@ impl<'a> Report<'a> {
                 rollbacks: state.rollbacks,
             }),
             repairs,
-        })
+            problems: Vec::new(),
+        }
+        .advised())
     }
 
     fn claude(
@@ -535,7 +539,15 @@ impl<'a> Report<'a> {
             codex_turns: None,
             claude: Some(keys),
             repairs,
+            problems: Vec::new(),
         }
+        .advised()
+    }
+
+    /// The report with its problems listed.
+    fn advised(mut self) -> Report<'a> {
+        self.problems = crate::advice::problems(&self);
+        self
     }
 
     /// Whether `--strict` fails on what was found: anything that makes resuming differ from the

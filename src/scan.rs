@@ -76,6 +76,8 @@ pub struct Findings {
     /// A parent rollout is missing or the chain cycles (Codex); a parent entry is missing or
     /// the chain cycles (Claude Code).
     pub broken_lineage: bool,
+    /// The codes of the report's problems, each once, in the report's order (docs/codes.md).
+    pub codes: Vec<&'static str>,
     /// `replay --strict` on the file would fail.
     pub fails_strict: bool,
     /// For a subagent's transcript: the session id its entries name.
@@ -479,6 +481,15 @@ fn findings(report: &Report<'_>, session: &session::Session) -> Findings {
         broken_lineage: broken || claude.is_some_and(|c| !c.cycles.is_empty()),
         fails_strict: report.fails_strict(),
         session: session_of,
+        codes: {
+            let mut codes: Vec<&'static str> = Vec::new();
+            for p in &report.problems {
+                if !codes.contains(&p.code) {
+                    codes.push(p.code);
+                }
+            }
+            codes
+        },
     }
 }
 
@@ -645,6 +656,7 @@ mod tests {
                 broken_lineage: false,
                 fails_strict: parse_errors > 0 || incomplete,
                 session: None,
+                codes: Vec::new(),
             }),
             missing_file: None,
             unindexed: None,

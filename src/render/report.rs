@@ -7,6 +7,7 @@ use super::Paint;
 use crate::text::plural;
 use serde::Serialize;
 
+use crate::advice::Severity;
 use crate::escape::{self, escape};
 use crate::report::{LeafRef, Report, TurnRef};
 
@@ -82,6 +83,34 @@ pub(super) fn human(r: &Report<'_>, paint: Paint, out: &mut impl Write) -> io::R
         for line in row.under {
             writeln!(out, "  {line}")?;
         }
+    }
+    problems(r, paint, out)
+}
+
+/// What to do about each problem: its severity and code, the problem, and the next step.
+fn problems(r: &Report<'_>, paint: Paint, out: &mut impl Write) -> io::Result<()> {
+    if r.problems.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    let shown = r.problems.len().min(SHOWN);
+    for p in &r.problems[..shown] {
+        let severity = match p.severity {
+            Severity::Error => paint.red("error"),
+            Severity::Warning => paint.yellow("warning"),
+            Severity::Info => paint.dim("info"),
+        };
+        let at = p.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+        writeln!(
+            out,
+            "{severity} {}{at}: {}",
+            paint.bold(p.code),
+            escape(&p.message)
+        )?;
+        writeln!(out, "  next: {}", escape(&p.next))?;
+    }
+    if let Some(line) = more(r.problems.len() as u64, SHOWN) {
+        writeln!(out, "{line} (replay --report --json lists them all)")?;
     }
     Ok(())
 }

@@ -38,6 +38,9 @@ struct JsonRow<'a> {
     unindexed: Option<bool>,
     /// The row is the state database's, and names a rollout file that is not there.
     missing_file: bool,
+    /// The codes of its problems (docs/codes.md): the report's, and scan's own (`unusable`,
+    /// `missing-file`, `unindexed`).
+    codes: Vec<&'static str>,
 }
 
 pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> io::Result<()> {
@@ -70,6 +73,18 @@ pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> i
             broken_lineage: found.is_some_and(|f| f.broken_lineage),
             unindexed: row.unindexed,
             missing_file: row.missing_file.is_some(),
+            codes: {
+                let mut codes = found.map(|f| f.codes.clone()).unwrap_or_default();
+                if row.missing_file.is_some() {
+                    codes.push("missing-file");
+                } else if row.outcome.is_err() {
+                    codes.push("unusable");
+                }
+                if row.unindexed == Some(true) {
+                    codes.push("unindexed");
+                }
+                codes
+            },
         };
         json.serialize(&mut serde_json::Serializer::with_formatter(
             &mut *out,
