@@ -30,6 +30,7 @@ impl Loaded {
             max_line: crate::chunk::MAX_LINE_BYTES,
             lineage: false,
             snapshot: false,
+            digest: false,
         };
         session::load_bytes("<bytes>", bytes.to_vec(), load).map(Loaded)
     }

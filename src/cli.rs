@@ -422,6 +422,13 @@ impl Cli {
             Command::Man { command } => Task::Man(command),
         };
         let snapshot = !matches!(task, Task::Scan(_));
+        let digest = matches!(
+            task,
+            Task::Rollout {
+                job: Job::Report { .. },
+                ..
+            }
+        );
         Config {
             task,
             color,
@@ -432,6 +439,7 @@ impl Cli {
                 max_line: self.max_line_bytes,
                 lineage,
                 snapshot,
+                digest,
             },
         }
     }

@@ -463,6 +463,7 @@ fn check_copy(
         max_line: crate::chunk::MAX_LINE_BYTES,
         lineage: false,
         snapshot: false,
+        digest: false,
     };
     let copy = session::load(
         &Input::Path(path.to_path_buf()),

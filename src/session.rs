@@ -177,6 +177,8 @@ pub struct Load {
     /// from it is a true snapshot whatever happens to the file meanwhile. Larger files, and
     /// scan (which prints no item), read the file again instead.
     pub snapshot: bool,
+    /// Count the input's bytes and take their SHA-256 as they are read, for the report.
+    pub digest: bool,
 }
 
 /// Why an input cannot be used at all.
@@ -329,6 +331,7 @@ fn replay(
             fold.read(0, None);
             input
                 .run(
+                    load.digest,
                     &sources[0],
                     &classifier,
                     &mut fold,
@@ -345,6 +348,7 @@ fn replay(
             let mut fold = claude::chain::Fold::default();
             input
                 .run(
+                    load.digest,
                     &sources[0],
                     &claude::entry::Classifier,
                     &mut fold,
@@ -399,6 +403,7 @@ impl Sniffed {
     /// are read when it is one that copies.
     fn run<C, F>(
         self,
+        digest: bool,
         source: &Source,
         classify: &C,
         fold: &mut F,
@@ -414,7 +419,20 @@ impl Sniffed {
             source,
         };
         let reader = io::Cursor::new(self.peeked).chain(tee);
-        pipeline::run(reader, self.bounded, classify, fold, findings, options)
+        if !digest {
+            return pipeline::run(reader, self.bounded, classify, fold, findings, options);
+        }
+        let mut hash = sha2::Sha256::default();
+        let mut size = 0;
+        let reader = Digesting {
+            inner: reader,
+            hash: &mut hash,
+            size: &mut size,
+        };
+        pipeline::run(reader, self.bounded, classify, fold, findings, options)?;
+        use sha2::Digest as _;
+        findings.digest = Some((size, hash.finalize().into()));
+        Ok(())
     }
 }
 
@@ -543,5 +561,23 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
         Some(_) => None,
         None if record_type || (first && id) => Some(Dialect::Codex2025),
         None => None,
+    }
+}
+
+/// A reader that counts and hashes what passes through it: the report's size and SHA-256 of
+/// the input, taken in the one pass that reads it.
+struct Digesting<'h, R> {
+    inner: R,
+    hash: &'h mut sha2::Sha256,
+    size: &'h mut u64,
+}
+
+impl<R: Read> Read for Digesting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use sha2::Digest as _;
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        *self.size += n as u64;
+        Ok(n)
     }
 }

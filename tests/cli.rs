@@ -347,3 +347,52 @@ fn an_orphan_result_without_an_id_is_listed_as_null() {
         serde_json::json!([null])
     );
 }
+
+/// The report is tied to the exact bytes it read: their count and SHA-256, from a file (BOM and
+/// all), from standard input, and for the decompressed text of a `.jsonl.zst`.
+#[test]
+fn the_report_names_the_size_and_sha256_of_what_it_read() {
+    use sha2::Digest;
+    let hex = |bytes: &[u8]| -> String {
+        sha2::Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let dir = Scratch::new("digest");
+    let bom = fs::read("fixtures/codex/crlf_bom/rollout.jsonl").unwrap();
+    let zst = dir.file("rollout.jsonl.zst", zstd::encode_all(&bom[..], 3).unwrap());
+    for (args, stdin) in [
+        (vec!["fixtures/codex/crlf_bom/rollout.jsonl"], None),
+        (vec!["-"], Some(bom.clone())),
+        (vec![zst.to_str().unwrap()], None),
+    ] {
+        let mut cmd = rollcall();
+        cmd.args(["replay", "--report", "--json"]).args(&args);
+        if let Some(bytes) = stdin {
+            cmd.write_stdin(bytes);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["size"], bom.len(), "{args:?}");
+        assert_eq!(report["sha256"], hex(&bom), "{args:?}");
+    }
+    let human = rollcall()
+        .args([
+            "replay",
+            "--report",
+            "fixtures/codex/crlf_bom/rollout.jsonl",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(human.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "input            {} bytes, sha256 {}",
+            bom.len(),
+            hex(&bom)
+        )),
+        "{text}"
+    );
+}

@@ -556,6 +556,7 @@ mod tests {
             max_line: 1 << 20,
             lineage: false,
             snapshot: false,
+            digest: false,
         };
         let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
         let State::Codex(state) = &session.state else {

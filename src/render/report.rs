@@ -155,10 +155,16 @@ fn loading(report: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
         .map(|e| format!("line {:<8} {}", e.line, escape(&e.reason.to_string())))
         .collect();
     listed.extend(more(r.parse_errors, SHOWN));
-    let mut rows = vec![
-        Row::new("lines", lines),
-        Row::new("parse errors", errors).under(listed),
-    ];
+    let mut rows = Vec::new();
+    if let (Some(size), Some(sha256)) = (r.size, &r.sha256) {
+        let bytes = plural(size, "byte", "bytes");
+        rows.push(Row::new(
+            "input",
+            format!("{size} {bytes}, sha256 {sha256}"),
+        ));
+    }
+    rows.push(Row::new("lines", lines));
+    rows.push(Row::new("parse errors", errors).under(listed));
     if r.torn_tail {
         let last = r.error_lines.0.error_runs.last().map_or(0, |&(_, end)| end);
         rows.push(Row::new(
