@@ -337,6 +337,8 @@ fn codex_repairs(
                 repairs.orphan_outputs.push(IdRef::of(id));
                 continue;
             }
+            // Listed by the diff, with its type and line.
+            Step::Drop(_) => continue,
             Step::Item(i) => state.history[i],
         };
         let mut counts = item.prep;

@@ -8,6 +8,7 @@ use super::item::{self, Fields, Flags, Form, Item, ItemKind};
 use super::parts;
 use super::prep::{self, Prep};
 use super::turns;
+use super::typed::{self, Typed};
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
 use crate::source::Span;
@@ -48,6 +49,9 @@ pub(crate) struct Meta {
     pub timestamp: Option<Span>,
     /// `history_mode` is `paginated`: records carry ordinals (SPEC §9).
     pub paginated: bool,
+    /// `model_provider` names a provider other than `openai`: Codex sends no passthrough
+    /// metadata (SPEC §11.1).
+    pub custom_provider: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -288,6 +292,8 @@ impl Line<'_> {
                             .map(|n| n.range.clone())
                             .unwrap_or_default(),
                     ),
+                    custom_provider: json::string_at(self.text, &payload.model_provider)
+                        .is_some_and(|p| p != "openai"),
                 };
                 (Some(Codex), Record::SessionMeta(meta))
             }
@@ -300,6 +306,7 @@ impl Line<'_> {
                     cwd: None,
                     timestamp: self.string_span(&top.timestamp),
                     paginated: false,
+                    custom_provider: false,
                 };
                 (Some(Mini), Record::SessionMeta(meta))
             }
@@ -334,10 +341,12 @@ impl Line<'_> {
                     .ok_or(shape("response_item", "no payload"))?;
                 let item = self
                     .nested_item(payload, Flags::APPENDED | Flags::CODEX)
-                    .ok_or(shape(
-                        "response_item",
-                        r#"payload is not an item (an object with a string "type")"#,
-                    ))?;
+                    .map_err(|e| {
+                        e.unwrap_or(shape(
+                            "response_item",
+                            r#"payload is not an item (an object with a string "type")"#,
+                        ))
+                    })?;
                 (Some(Codex), Record::Item(item))
             }
             "event_msg" => {
@@ -378,7 +387,7 @@ impl Line<'_> {
                 let item = self
                     .item
                     .as_ref()
-                    .and_then(|nested| self.nested_item(nested, 0))
+                    .and_then(|nested| self.nested_item(nested, 0).ok())
                     .ok_or(shape(
                         "item",
                         r#""item" is not an object with a string "type""#,
@@ -435,6 +444,7 @@ impl Line<'_> {
                 cwd: self.string_span(&top.cwd),
                 timestamp: self.string_span(&top.timestamp),
                 paginated: false,
+                custom_provider: false,
             };
             return Ok((Some(Codex2025), Record::SessionMeta(meta)));
         }
@@ -444,7 +454,7 @@ impl Line<'_> {
         };
         let item = self
             .nested_item(&nested, Flags::APPENDED | Flags::CODEX)
-            .ok_or(ParseError::NoType)?;
+            .map_err(|e| e.unwrap_or(ParseError::NoType))?;
         Ok((Some(Codex2025), Record::Item(item)))
     }
 
@@ -473,12 +483,17 @@ impl Line<'_> {
 
     /// The item a `payload` or `item` member holds: `Some(None)` when §4 filters it out, `None`
     /// when it is not an item at all.
-    fn nested_item(&self, nested: &Nested, origin: u16) -> Option<Option<NewItem>> {
-        let fields = nested.fields.as_ref()?;
+    fn nested_item(
+        &self,
+        nested: &Nested,
+        origin: u16,
+    ) -> Result<Option<NewItem>, Option<ParseError>> {
+        let fields = nested.fields.as_ref().ok_or(None)?;
         match new_item(self.text, self.at, &nested.range, fields, origin) {
-            Candidate::Item(item) => Some(Some(item)),
-            Candidate::Filtered => Some(None),
-            Candidate::NoType => None,
+            Candidate::Item(item) => Ok(Some(item)),
+            Candidate::Filtered => Ok(None),
+            Candidate::NoType => Err(None),
+            Candidate::Invalid(kind, problem) => Err(Some(shape(kind, problem))),
         }
     }
 
@@ -511,15 +526,35 @@ impl Line<'_> {
         };
         let mut p = Parser::new(self.text);
         p.seek(range.start);
+        // Codex decodes the whole line into its typed items (ghost snapshots stripped first):
+        // one entry it cannot read, a non-object included, and it skips the line.
+        let typed = origin & Flags::CODEX != 0;
+        let mut unreadable = None;
         let walked = p.array(|p| {
+            if unreadable.is_some() {
+                return Ok(false);
+            }
             if p.peek() != Some(b'{') {
+                if typed {
+                    unreadable = Some("replacement_history holds an entry that is not an object");
+                }
                 return Ok(false);
             }
             let (fields, at) = Fields::read(p)?;
             let new = match new_item(self.text, self.at, &at, &fields, origin | REPLACEMENT) {
                 Candidate::Item(item) => item,
                 Candidate::Filtered => return Ok(true),
+                Candidate::NoType if typed => {
+                    unreadable =
+                        Some(r#"replacement_history holds an entry with no string "type""#);
+                    return Ok(true);
+                }
                 Candidate::NoType => untyped(self.at, &at),
+                Candidate::Invalid(..) => {
+                    unreadable =
+                        Some("replacement_history holds an entry Codex's typed item cannot read");
+                    return Ok(true);
+                }
             };
             if new.item.kind.pairs() {
                 out.call_ids.push((out.items.len() as u32, new.call_id));
@@ -528,6 +563,9 @@ impl Line<'_> {
             Ok(true)
         });
         debug_assert!(walked.is_ok(), "the line was validated whole");
+        if let Some(problem) = unreadable {
+            return Err(shape(kind, problem));
+        }
         Ok(out)
     }
 }
@@ -550,6 +588,8 @@ enum Candidate {
     /// A ghost snapshot or a system message: never enters history (SPEC §4).
     Filtered,
     NoType,
+    /// Codex's typed item does not read it (SPEC §11.2 #2): its type, and why.
+    Invalid(&'static str, &'static str),
 }
 
 /// Not a flag items keep: the item is read from a replacement history, which Codex installs as it
@@ -570,6 +610,23 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
     };
     let mut item = Item::new(0, span, kind, Form::Verbatim);
     item.flags.0 |= origin & !REPLACEMENT;
+    if origin & Flags::CODEX != 0 && kind != ItemKind::GhostSnapshot {
+        match typed::check(text, range.start, kind) {
+            Typed::Item { wire, passthrough } => {
+                if wire {
+                    item.flags.0 |= Flags::WIRE;
+                }
+                if passthrough {
+                    item.flags.0 |= Flags::PASSTHROUGH;
+                }
+            }
+            // Inside a replacement history it stays, sent as `{"type":"other"}`; appended, it is
+            // dropped from the view.
+            Typed::Other if origin & REPLACEMENT != 0 => item.flags.0 |= Flags::WIRE,
+            Typed::Other => {}
+            Typed::Invalid(problem) => return Candidate::Invalid(kind.name(), problem),
+        }
+    }
     let mut call_id = None;
     if kind.pairs() {
         call_id = f.call_id.as_ref().map(|r| Span {
@@ -606,6 +663,11 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         | ItemKind::CustomToolCall
         | ItemKind::ToolSearchCall
         | ItemKind::AgentMessage
+        | ItemKind::Reasoning
+        | ItemKind::WebSearchCall
+        | ItemKind::Compaction
+        | ItemKind::ContextCompaction
+        | ItemKind::AdditionalTools
         | ItemKind::Other => {}
     }
     if prep::may_change(&item, Prep::default()) {
