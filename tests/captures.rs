@@ -108,23 +108,11 @@ const NOT_YET: &[(&str, &str)] = &[
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
     (
-        "codex/prep_audio",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
         "codex/prep_images",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
     (
-        "codex/prep_truncate_array_outputs",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
         "codex/prep_upstream_resume",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/real_legacy_2026_07_fork",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
 ];

@@ -228,6 +228,8 @@ impl Flags {
     pub const WIRE: u16 = 1 << 13;
     /// Has passthrough metadata, which Codex does not send with a non-`openai` provider.
     pub const PASSTHROUGH: u16 = 1 << 14;
+    /// A tool output array with an empty `input_text` part, which R1 drops (SPEC §11.2 #7).
+    pub const EMPTY_TEXT: u16 = 1 << 15;
 
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0

@@ -52,6 +52,8 @@ pub(crate) struct Meta {
     /// `model_provider` names a provider other than `openai`: Codex sends no passthrough
     /// metadata (SPEC §11.1).
     pub custom_provider: bool,
+    /// Why Codex refuses to resume a thread with this session_meta, in its words.
+    pub refusal: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,6 +296,7 @@ impl Line<'_> {
                     ),
                     custom_provider: json::string_at(self.text, &payload.model_provider)
                         .is_some_and(|p| p != "openai"),
+                    refusal: refusal(self.text, nested_range(&self.payload)),
                 };
                 (Some(Codex), Record::SessionMeta(meta))
             }
@@ -307,6 +310,7 @@ impl Line<'_> {
                     timestamp: self.string_span(&top.timestamp),
                     paginated: false,
                     custom_provider: false,
+                    refusal: None,
                 };
                 (Some(Mini), Record::SessionMeta(meta))
             }
@@ -319,7 +323,11 @@ impl Line<'_> {
                     None | Some("null") => Record::LegacyCompaction(message),
                     Some(_) => {
                         let range = payload.replacement_history.clone().unwrap_or_default();
-                        Record::Compacted(self.replacement("compacted", range, Flags::CODEX)?)
+                        Record::Compacted(self.replacement(
+                            "compacted",
+                            range,
+                            u32::from(Flags::CODEX),
+                        )?)
                     }
                 };
                 (Some(Codex), record)
@@ -340,7 +348,7 @@ impl Line<'_> {
                     .as_ref()
                     .ok_or(shape("response_item", "no payload"))?;
                 let item = self
-                    .nested_item(payload, Flags::APPENDED | Flags::CODEX)
+                    .nested_item(payload, u32::from(Flags::APPENDED | Flags::CODEX))
                     .map_err(|e| {
                         e.unwrap_or(shape(
                             "response_item",
@@ -445,6 +453,7 @@ impl Line<'_> {
                 timestamp: self.string_span(&top.timestamp),
                 paginated: false,
                 custom_provider: false,
+                refusal: None,
             };
             return Ok((Some(Codex2025), Record::SessionMeta(meta)));
         }
@@ -453,7 +462,7 @@ impl Line<'_> {
             fields: Some(top.clone()),
         };
         let item = self
-            .nested_item(&nested, Flags::APPENDED | Flags::CODEX)
+            .nested_item(&nested, u32::from(Flags::APPENDED | Flags::CODEX))
             .map_err(|e| e.unwrap_or(ParseError::NoType))?;
         Ok((Some(Codex2025), Record::Item(item)))
     }
@@ -486,7 +495,7 @@ impl Line<'_> {
     fn nested_item(
         &self,
         nested: &Nested,
-        origin: u16,
+        origin: u32,
     ) -> Result<Option<NewItem>, Option<ParseError>> {
         let fields = nested.fields.as_ref().ok_or(None)?;
         match new_item(self.text, self.at, &nested.range, fields, origin) {
@@ -503,7 +512,7 @@ impl Line<'_> {
         &self,
         kind: &'static str,
         range: Range<usize>,
-        origin: u16,
+        origin: u32,
     ) -> Result<Replacement, ParseError> {
         let raw = &self.text[range.clone()];
         if !raw.starts_with('[') {
@@ -528,7 +537,7 @@ impl Line<'_> {
         p.seek(range.start);
         // Codex decodes the whole line into its typed items (ghost snapshots stripped first):
         // one entry it cannot read, a non-object included, and it skips the line.
-        let typed = origin & Flags::CODEX != 0;
+        let typed = origin & u32::from(Flags::CODEX) != 0;
         let mut unreadable = None;
         let walked = p.array(|p| {
             if unreadable.is_some() {
@@ -594,12 +603,12 @@ enum Candidate {
 
 /// Not a flag items keep: the item is read from a replacement history, which Codex installs as it
 /// is, system messages included.
-const REPLACEMENT: u16 = 1 << 15;
+const REPLACEMENT: u32 = 1 << 16;
 
 /// The header of the item at `range` of `text` (a line starting at `line_at`), whose members
 /// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`],
 /// [`REPLACEMENT`]).
-fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u16) -> Candidate {
+fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u32) -> Candidate {
     let Some(type_name) = json::string_at(text, &f.kind) else {
         return Candidate::NoType;
     };
@@ -609,8 +618,8 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         len: range.len() as u32,
     };
     let mut item = Item::new(0, span, kind, Form::Verbatim);
-    item.flags.0 |= origin & !REPLACEMENT;
-    if origin & Flags::CODEX != 0 && kind != ItemKind::GhostSnapshot {
+    item.flags.0 |= (origin & !REPLACEMENT) as u16;
+    if origin & u32::from(Flags::CODEX) != 0 && kind != ItemKind::GhostSnapshot {
         match typed::check(text, range.start, kind) {
             Typed::Item { wire, passthrough } => {
                 if wire {
@@ -647,6 +656,9 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
             let parts = parts::scan(text, &f.output, None);
             parts.flag(&mut item, None);
+            if parts.empty_text {
+                item.flags.0 |= Flags::EMPTY_TEXT;
+            }
         }
         ItemKind::ToolSearchOutput => {
             if json::string_at(text, &f.execution).as_deref() == Some("server") {
@@ -679,6 +691,50 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
     Candidate::Item(NewItem { item, call_id })
 }
 
+fn nested_range(nested: &Option<Nested>) -> usize {
+    nested.as_ref().map_or(0, |n| n.range.start)
+}
+
+/// Why Codex 0.169 refuses a session_meta payload (at `at` of `text`), in its words (SPEC
+/// §11.2 #10, live check class L), or `None`.
+fn refusal(text: &str, at: usize) -> Option<&'static str> {
+    let member = |name: &str| json::member(text, at, name);
+    let raw = |range: &Option<Range<usize>>| item::raw(text, range).unwrap_or("null");
+    let mode = member("history_mode");
+    if raw(&mode) != "null"
+        && !matches!(
+            json::string_at(text, &mode).as_deref(),
+            Some("legacy" | "paginated")
+        )
+    {
+        return Some(
+            "Codex refuses it (\"invalid session metadata history_mode: unknown variant\"): its \
+             history_mode is neither legacy nor paginated",
+        );
+    }
+    let base = member("base_instructions");
+    if !matches!(raw(&base).as_bytes().first(), Some(b'n' | b'{')) {
+        return Some(
+            "Codex refuses it (\"rollout … does not start with session metadata\"): its \
+             session_meta does not deserialize (base_instructions is not an object)",
+        );
+    }
+    // A multi-agent v2 child: spawned by a thread, and of another session than its own id.
+    let spawned = member("source")
+        .and_then(|s| json::member(text, s.start, "subagent"))
+        .and_then(|s| json::member(text, s.start, "thread_spawn"))
+        .is_some();
+    let session = json::string_at(text, &member("session_id"));
+    let id = json::string_at(text, &member("id"));
+    if spawned && session.is_some() && session != id {
+        return Some(
+            "Codex refuses it (\"cannot resume an unloaded multi-agent v2 sub-agent through its \
+             parent\"): a sub-agent thread of another session; resume its parent",
+        );
+    }
+    None
+}
+
 /// A JSON integer above zero (a float such as `2.0` is not one); huge ones saturate.
 fn positive_integer(raw: &str) -> Option<u64> {
     if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
@@ -689,4 +745,29 @@ fn positive_integer(raw: &str) -> Option<u64> {
         return None;
     }
     Some(digits.parse().unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(payload: &str) -> Option<&'static str> {
+        refusal(payload, 0)
+    }
+
+    #[test]
+    fn session_metas_codex_refuses() {
+        assert!(refused(r#"{"id":"a","history_mode":"mystery"}"#).is_some());
+        assert!(refused(r#"{"id":"a","base_instructions":"text"}"#).is_some());
+        let child = r#"{"session_id":"root","id":"child","source":{"subagent":{"thread_spawn":{"depth":1}}}}"#;
+        assert!(refused(child).is_some());
+        for accepted in [
+            r#"{"id":"a","history_mode":"paginated","base_instructions":null}"#,
+            r#"{"id":"a","history_mode":"legacy","base_instructions":{"text":"x"},"x":1}"#,
+            r#"{"session_id":"a","id":"a","source":{"subagent":{"thread_spawn":{"depth":1}}}}"#,
+            r#"{"id":"a","source":"exec"}"#,
+        ] {
+            assert_eq!(refused(accepted), None, "{accepted}");
+        }
+    }
 }
