@@ -58,6 +58,11 @@ impl<'a> Parser<'a> {
         Err(Error { at: self.pos, what })
     }
 
+    /// The offset the parser is at.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
     pub fn ws(&mut self) {
         let b = self.bytes();
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(self.pos) {

@@ -26,7 +26,6 @@
 //! ```
 #![deny(clippy::print_stdout)]
 
-mod advice;
 mod app;
 pub mod cli;
 pub mod exit;

@@ -92,18 +92,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "SPEC §11.3: Claude Code 2.1.328's message rules",
     ),
     (
-        "codex/compaction_replacement",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/empty_call_id",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/image_generation",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
         "codex/images_text_only",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
@@ -120,43 +108,11 @@ const NOT_YET: &[(&str, &str)] = &[
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
     (
-        "codex/mixed_dialects",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/prep_audio",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
         "codex/prep_images",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
     (
-        "codex/prep_truncate_array_outputs",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/prep_truncate_string_outputs",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/prep_truncation_scope",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
         "codex/prep_upstream_resume",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/real_legacy_2026_07_fork",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/turns_user_message_boundary",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/unknown_kinds",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
 ];

@@ -244,7 +244,7 @@ fn truncated_view(text: &str, truncation: rollcall::Policy) -> String {
     let output = serde_json::to_string(text).unwrap();
     let rollout = format!(
         "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"t\"}}}}\n\
-         {{\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"f\"}}}}\n\
+         {{\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"f\",\"arguments\":\"{{}}\"}}}}\n\
          {{\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":{output}}}}}\n"
     );
     let session = Loaded::from_bytes(rollout.as_bytes()).expect("usable rollout");

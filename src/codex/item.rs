@@ -21,12 +21,17 @@ pub(crate) enum ItemKind {
     ToolSearchOutput,
     ImageGenerationCall,
     AgentMessage,
+    Reasoning,
+    WebSearchCall,
+    Compaction,
+    ContextCompaction,
+    AdditionalTools,
     GhostSnapshot,
     Other,
 }
 
 /// Each kind with the `type` that names it: the one table both directions are read from.
-const KIND_NAMES: [(ItemKind, &str); 11] = [
+const KIND_NAMES: [(ItemKind, &str); 16] = [
     (ItemKind::Message, "message"),
     (ItemKind::FunctionCall, "function_call"),
     (ItemKind::FunctionCallOutput, "function_call_output"),
@@ -37,11 +42,20 @@ const KIND_NAMES: [(ItemKind, &str); 11] = [
     (ItemKind::ToolSearchOutput, "tool_search_output"),
     (ItemKind::ImageGenerationCall, "image_generation_call"),
     (ItemKind::AgentMessage, "agent_message"),
+    (ItemKind::Reasoning, "reasoning"),
+    (ItemKind::WebSearchCall, "web_search_call"),
+    (ItemKind::Compaction, "compaction"),
+    (ItemKind::ContextCompaction, "context_compaction"),
+    (ItemKind::AdditionalTools, "additional_tools"),
     (ItemKind::GhostSnapshot, "ghost_snapshot"),
 ];
 
 impl ItemKind {
     pub fn from_type(name: &str) -> ItemKind {
+        // Codex's serde alias for the compaction item.
+        if name == "compaction_summary" {
+            return ItemKind::Compaction;
+        }
         KIND_NAMES
             .iter()
             .find(|(_, n)| *n == name)
@@ -75,6 +89,11 @@ impl ItemKind {
             ItemKind::Message
             | ItemKind::ImageGenerationCall
             | ItemKind::AgentMessage
+            | ItemKind::Reasoning
+            | ItemKind::WebSearchCall
+            | ItemKind::Compaction
+            | ItemKind::ContextCompaction
+            | ItemKind::AdditionalTools
             | ItemKind::GhostSnapshot
             | ItemKind::Other => return None,
         })
@@ -204,6 +223,13 @@ impl Flags {
     pub const ROLE_DEVELOPER: u16 = 1 << 11;
     /// A user message whose text is an earlier compaction summary (SPEC §2.2).
     pub const SUMMARY: u16 = 1 << 12;
+    /// What Codex sends of it differs from its text: its typed item lacks a member, a member is
+    /// `null`, its `id` is not `prefix_rest`, … (SPEC §11.2 #4; see `typed`).
+    pub const WIRE: u16 = 1 << 13;
+    /// Has passthrough metadata, which Codex does not send with a non-`openai` provider.
+    pub const PASSTHROUGH: u16 = 1 << 14;
+    /// A tool output array with an empty `input_text` part, which R1 drops (SPEC §11.2 #7).
+    pub const EMPTY_TEXT: u16 = 1 << 15;
 
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0
@@ -359,6 +385,8 @@ pub(crate) struct Fields {
     pub output: Option<Range<usize>>,
     /// `internal_chat_message_metadata_passthrough`.
     pub passthrough: Option<Range<usize>>,
+    /// A session_meta's `model_provider`.
+    pub model_provider: Option<Range<usize>>,
 }
 
 impl Fields {
@@ -389,6 +417,7 @@ impl Fields {
             "content" => &mut self.content,
             "output" => &mut self.output,
             "internal_chat_message_metadata_passthrough" => &mut self.passthrough,
+            "model_provider" => &mut self.model_provider,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
@@ -411,7 +440,11 @@ mod tests {
             assert_eq!(ItemKind::from_type(name), kind);
             assert_eq!(kind.name(), name);
         }
-        assert_eq!(ItemKind::from_type("reasoning"), ItemKind::Other);
+        assert_eq!(ItemKind::from_type("agent_scratchpad"), ItemKind::Other);
+        assert_eq!(
+            ItemKind::from_type("compaction_summary"),
+            ItemKind::Compaction
+        );
         assert_eq!(ItemKind::Other.name(), "item");
     }
 

@@ -184,7 +184,8 @@ pub(crate) fn audio(url: &str) -> Outcome {
     if payload.len() > AUDIO_BASE64_LIMIT {
         return Outcome::Placeholder(AUDIO_TOO_LARGE);
     }
-    let Some(len) = base64_len(payload) else {
+    // No audio at all is audio Codex 0.169 cannot process (live check, class I).
+    let Some(len) = base64_len(payload).filter(|&len| len > 0) else {
         return Outcome::Placeholder(AUDIO_PROCESS);
     };
     if len > AUDIO_BYTES_LIMIT {
@@ -517,5 +518,18 @@ mod tests {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod empty_audio_tests {
+    use super::*;
+
+    #[test]
+    fn audio_with_no_payload_cannot_be_processed() {
+        assert_eq!(
+            audio("data:audio/wav;base64,"),
+            Outcome::Placeholder(AUDIO_PROCESS)
+        );
     }
 }

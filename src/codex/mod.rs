@@ -18,6 +18,7 @@ pub(crate) mod prep;
 pub(crate) mod record;
 pub(crate) mod truncate;
 pub(crate) mod turns;
+pub(crate) mod typed;
 pub(crate) mod view;
 pub(crate) mod words;
 pub(crate) mod write;

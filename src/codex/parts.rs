@@ -137,6 +137,8 @@ pub(crate) struct Summary {
     /// The byte length of the text a compaction keeps, and whether it is an earlier summary.
     pub text_len: u64,
     pub summary: bool,
+    /// An `input_text` part holds `""`.
+    pub empty_text: bool,
 }
 
 /// Reads the parts of a message (`role` given) or of a tool output's array.
@@ -151,6 +153,7 @@ pub(crate) fn scan(text: &str, value: &Option<Range<usize>>, role: Option<&str>)
                 let Some(body) = part.text(text) else {
                     continue;
                 };
+                s.empty_text |= body.is_empty();
                 match role {
                     Some("user") => s.contextual |= turns::is_contextual_fragment(&body),
                     Some("developer") => {

@@ -15,11 +15,16 @@ pub(crate) struct Changes {
     pub images: u64,
     pub audio: u64,
     pub image_result: bool,
+    /// Sent as Codex's typed item re-encodes it (SPEC §11.2 #4), not as the log spells it.
+    pub reencoded: bool,
 }
 
 impl Changes {
     pub fn any(&self) -> bool {
-        !self.prepared.changes.is_empty() || self.images + self.audio > 0 || self.image_result
+        !self.prepared.changes.is_empty()
+            || self.images + self.audio > 0
+            || self.image_result
+            || self.reencoded
     }
 }
 

@@ -78,6 +78,10 @@ pub(crate) fn may_change(item: &Item, prep: Prep) -> bool {
     let r1 = output
         && item.has(Flags::APPENDED)
         && prep.truncation.is_some_and(|policy| {
+            // Empty text parts go whatever the budget.
+            if item.has(Flags::EMPTY_TEXT) {
+                return true;
+            }
             // Decoded text is never longer than its JSON, and each text part or audio part costs
             // at most a third of its JSON's bytes in tokens.
             let budget = policy.serialization_budget();
@@ -219,6 +223,11 @@ fn truncate_items(
         match part.kind {
             PartKind::InputText => {
                 let body = part.text(text).unwrap_or_default();
+                // Codex 0.169 drops empty text parts of tool outputs (live check, class H).
+                if body.is_empty() {
+                    changed = true;
+                    continue;
+                }
                 before += body.len() as u64;
                 if remaining == 0 {
                     omitted_text += 1;

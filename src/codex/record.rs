@@ -8,6 +8,7 @@ use super::item::{self, Fields, Flags, Form, Item, ItemKind};
 use super::parts;
 use super::prep::{self, Prep};
 use super::turns;
+use super::typed::{self, Typed};
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
 use crate::source::Span;
@@ -48,6 +49,11 @@ pub(crate) struct Meta {
     pub timestamp: Option<Span>,
     /// `history_mode` is `paginated`: records carry ordinals (SPEC §9).
     pub paginated: bool,
+    /// `model_provider` names a provider other than `openai`: Codex sends no passthrough
+    /// metadata (SPEC §11.1).
+    pub custom_provider: bool,
+    /// Why Codex refuses to resume a thread with this session_meta, in its words.
+    pub refusal: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -288,6 +294,9 @@ impl Line<'_> {
                             .map(|n| n.range.clone())
                             .unwrap_or_default(),
                     ),
+                    custom_provider: json::string_at(self.text, &payload.model_provider)
+                        .is_some_and(|p| p != "openai"),
+                    refusal: refusal(self.text, nested_range(&self.payload)),
                 };
                 (Some(Codex), Record::SessionMeta(meta))
             }
@@ -300,6 +309,8 @@ impl Line<'_> {
                     cwd: None,
                     timestamp: self.string_span(&top.timestamp),
                     paginated: false,
+                    custom_provider: false,
+                    refusal: None,
                 };
                 (Some(Mini), Record::SessionMeta(meta))
             }
@@ -312,7 +323,11 @@ impl Line<'_> {
                     None | Some("null") => Record::LegacyCompaction(message),
                     Some(_) => {
                         let range = payload.replacement_history.clone().unwrap_or_default();
-                        Record::Compacted(self.replacement("compacted", range, Flags::CODEX)?)
+                        Record::Compacted(self.replacement(
+                            "compacted",
+                            range,
+                            u32::from(Flags::CODEX),
+                        )?)
                     }
                 };
                 (Some(Codex), record)
@@ -333,11 +348,13 @@ impl Line<'_> {
                     .as_ref()
                     .ok_or(shape("response_item", "no payload"))?;
                 let item = self
-                    .nested_item(payload, Flags::APPENDED | Flags::CODEX)
-                    .ok_or(shape(
-                        "response_item",
-                        r#"payload is not an item (an object with a string "type")"#,
-                    ))?;
+                    .nested_item(payload, u32::from(Flags::APPENDED | Flags::CODEX))
+                    .map_err(|e| {
+                        e.unwrap_or(shape(
+                            "response_item",
+                            r#"payload is not an item (an object with a string "type")"#,
+                        ))
+                    })?;
                 (Some(Codex), Record::Item(item))
             }
             "event_msg" => {
@@ -378,7 +395,7 @@ impl Line<'_> {
                 let item = self
                     .item
                     .as_ref()
-                    .and_then(|nested| self.nested_item(nested, 0))
+                    .and_then(|nested| self.nested_item(nested, 0).ok())
                     .ok_or(shape(
                         "item",
                         r#""item" is not an object with a string "type""#,
@@ -435,6 +452,8 @@ impl Line<'_> {
                 cwd: self.string_span(&top.cwd),
                 timestamp: self.string_span(&top.timestamp),
                 paginated: false,
+                custom_provider: false,
+                refusal: None,
             };
             return Ok((Some(Codex2025), Record::SessionMeta(meta)));
         }
@@ -443,8 +462,8 @@ impl Line<'_> {
             fields: Some(top.clone()),
         };
         let item = self
-            .nested_item(&nested, Flags::APPENDED | Flags::CODEX)
-            .ok_or(ParseError::NoType)?;
+            .nested_item(&nested, u32::from(Flags::APPENDED | Flags::CODEX))
+            .map_err(|e| e.unwrap_or(ParseError::NoType))?;
         Ok((Some(Codex2025), Record::Item(item)))
     }
 
@@ -473,12 +492,17 @@ impl Line<'_> {
 
     /// The item a `payload` or `item` member holds: `Some(None)` when §4 filters it out, `None`
     /// when it is not an item at all.
-    fn nested_item(&self, nested: &Nested, origin: u16) -> Option<Option<NewItem>> {
-        let fields = nested.fields.as_ref()?;
+    fn nested_item(
+        &self,
+        nested: &Nested,
+        origin: u32,
+    ) -> Result<Option<NewItem>, Option<ParseError>> {
+        let fields = nested.fields.as_ref().ok_or(None)?;
         match new_item(self.text, self.at, &nested.range, fields, origin) {
-            Candidate::Item(item) => Some(Some(item)),
-            Candidate::Filtered => Some(None),
-            Candidate::NoType => None,
+            Candidate::Item(item) => Ok(Some(item)),
+            Candidate::Filtered => Ok(None),
+            Candidate::NoType => Err(None),
+            Candidate::Invalid(kind, problem) => Err(Some(shape(kind, problem))),
         }
     }
 
@@ -488,7 +512,7 @@ impl Line<'_> {
         &self,
         kind: &'static str,
         range: Range<usize>,
-        origin: u16,
+        origin: u32,
     ) -> Result<Replacement, ParseError> {
         let raw = &self.text[range.clone()];
         if !raw.starts_with('[') {
@@ -511,15 +535,35 @@ impl Line<'_> {
         };
         let mut p = Parser::new(self.text);
         p.seek(range.start);
+        // Codex decodes the whole line into its typed items (ghost snapshots stripped first):
+        // one entry it cannot read, a non-object included, and it skips the line.
+        let typed = origin & u32::from(Flags::CODEX) != 0;
+        let mut unreadable = None;
         let walked = p.array(|p| {
+            if unreadable.is_some() {
+                return Ok(false);
+            }
             if p.peek() != Some(b'{') {
+                if typed {
+                    unreadable = Some("replacement_history holds an entry that is not an object");
+                }
                 return Ok(false);
             }
             let (fields, at) = Fields::read(p)?;
             let new = match new_item(self.text, self.at, &at, &fields, origin | REPLACEMENT) {
                 Candidate::Item(item) => item,
                 Candidate::Filtered => return Ok(true),
+                Candidate::NoType if typed => {
+                    unreadable =
+                        Some(r#"replacement_history holds an entry with no string "type""#);
+                    return Ok(true);
+                }
                 Candidate::NoType => untyped(self.at, &at),
+                Candidate::Invalid(..) => {
+                    unreadable =
+                        Some("replacement_history holds an entry Codex's typed item cannot read");
+                    return Ok(true);
+                }
             };
             if new.item.kind.pairs() {
                 out.call_ids.push((out.items.len() as u32, new.call_id));
@@ -528,6 +572,9 @@ impl Line<'_> {
             Ok(true)
         });
         debug_assert!(walked.is_ok(), "the line was validated whole");
+        if let Some(problem) = unreadable {
+            return Err(shape(kind, problem));
+        }
         Ok(out)
     }
 }
@@ -550,16 +597,18 @@ enum Candidate {
     /// A ghost snapshot or a system message: never enters history (SPEC §4).
     Filtered,
     NoType,
+    /// Codex's typed item does not read it (SPEC §11.2 #2): its type, and why.
+    Invalid(&'static str, &'static str),
 }
 
 /// Not a flag items keep: the item is read from a replacement history, which Codex installs as it
 /// is, system messages included.
-const REPLACEMENT: u16 = 1 << 15;
+const REPLACEMENT: u32 = 1 << 16;
 
 /// The header of the item at `range` of `text` (a line starting at `line_at`), whose members
 /// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`],
 /// [`REPLACEMENT`]).
-fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u16) -> Candidate {
+fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u32) -> Candidate {
     let Some(type_name) = json::string_at(text, &f.kind) else {
         return Candidate::NoType;
     };
@@ -569,7 +618,24 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         len: range.len() as u32,
     };
     let mut item = Item::new(0, span, kind, Form::Verbatim);
-    item.flags.0 |= origin & !REPLACEMENT;
+    item.flags.0 |= (origin & !REPLACEMENT) as u16;
+    if origin & u32::from(Flags::CODEX) != 0 && kind != ItemKind::GhostSnapshot {
+        match typed::check(text, range.start, kind) {
+            Typed::Item { wire, passthrough } => {
+                if wire {
+                    item.flags.0 |= Flags::WIRE;
+                }
+                if passthrough {
+                    item.flags.0 |= Flags::PASSTHROUGH;
+                }
+            }
+            // Inside a replacement history it stays, sent as `{"type":"other"}`; appended, it is
+            // dropped from the view.
+            Typed::Other if origin & REPLACEMENT != 0 => item.flags.0 |= Flags::WIRE,
+            Typed::Other => {}
+            Typed::Invalid(problem) => return Candidate::Invalid(kind.name(), problem),
+        }
+    }
     let mut call_id = None;
     if kind.pairs() {
         call_id = f.call_id.as_ref().map(|r| Span {
@@ -590,6 +656,9 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
             let parts = parts::scan(text, &f.output, None);
             parts.flag(&mut item, None);
+            if parts.empty_text {
+                item.flags.0 |= Flags::EMPTY_TEXT;
+            }
         }
         ItemKind::ToolSearchOutput => {
             if json::string_at(text, &f.execution).as_deref() == Some("server") {
@@ -606,6 +675,11 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         | ItemKind::CustomToolCall
         | ItemKind::ToolSearchCall
         | ItemKind::AgentMessage
+        | ItemKind::Reasoning
+        | ItemKind::WebSearchCall
+        | ItemKind::Compaction
+        | ItemKind::ContextCompaction
+        | ItemKind::AdditionalTools
         | ItemKind::Other => {}
     }
     if prep::may_change(&item, Prep::default()) {
@@ -615,6 +689,50 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
             .unwrap_or_else(|| prep::default_counts(&item, &text[range.clone()]));
     }
     Candidate::Item(NewItem { item, call_id })
+}
+
+fn nested_range(nested: &Option<Nested>) -> usize {
+    nested.as_ref().map_or(0, |n| n.range.start)
+}
+
+/// Why Codex 0.169 refuses a session_meta payload (at `at` of `text`), in its words (SPEC
+/// §11.2 #10, live check class L), or `None`.
+fn refusal(text: &str, at: usize) -> Option<&'static str> {
+    let member = |name: &str| json::member(text, at, name);
+    let raw = |range: &Option<Range<usize>>| item::raw(text, range).unwrap_or("null");
+    let mode = member("history_mode");
+    if raw(&mode) != "null"
+        && !matches!(
+            json::string_at(text, &mode).as_deref(),
+            Some("legacy" | "paginated")
+        )
+    {
+        return Some(
+            "Codex refuses it (\"invalid session metadata history_mode: unknown variant\"): its \
+             history_mode is neither legacy nor paginated",
+        );
+    }
+    let base = member("base_instructions");
+    if !matches!(raw(&base).as_bytes().first(), Some(b'n' | b'{')) {
+        return Some(
+            "Codex refuses it (\"rollout … does not start with session metadata\"): its \
+             session_meta does not deserialize (base_instructions is not an object)",
+        );
+    }
+    // A multi-agent v2 child: spawned by a thread, and of another session than its own id.
+    let spawned = member("source")
+        .and_then(|s| json::member(text, s.start, "subagent"))
+        .and_then(|s| json::member(text, s.start, "thread_spawn"))
+        .is_some();
+    let session = json::string_at(text, &member("session_id"));
+    let id = json::string_at(text, &member("id"));
+    if spawned && session.is_some() && session != id {
+        return Some(
+            "Codex refuses it (\"cannot resume an unloaded multi-agent v2 sub-agent through its \
+             parent\"): a sub-agent thread of another session; resume its parent",
+        );
+    }
+    None
 }
 
 /// A JSON integer above zero (a float such as `2.0` is not one); huge ones saturate.
@@ -627,4 +745,29 @@ fn positive_integer(raw: &str) -> Option<u64> {
         return None;
     }
     Some(digits.parse().unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(payload: &str) -> Option<&'static str> {
+        refusal(payload, 0)
+    }
+
+    #[test]
+    fn session_metas_codex_refuses() {
+        assert!(refused(r#"{"id":"a","history_mode":"mystery"}"#).is_some());
+        assert!(refused(r#"{"id":"a","base_instructions":"text"}"#).is_some());
+        let child = r#"{"session_id":"root","id":"child","source":{"subagent":{"thread_spawn":{"depth":1}}}}"#;
+        assert!(refused(child).is_some());
+        for accepted in [
+            r#"{"id":"a","history_mode":"paginated","base_instructions":null}"#,
+            r#"{"id":"a","history_mode":"legacy","base_instructions":{"text":"x"},"x":1}"#,
+            r#"{"session_id":"a","id":"a","source":{"subagent":{"thread_spawn":{"depth":1}}}}"#,
+            r#"{"id":"a","source":"exec"}"#,
+        ] {
+            assert_eq!(refused(accepted), None, "{accepted}");
+        }
+    }
 }

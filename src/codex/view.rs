@@ -6,11 +6,12 @@ use std::io;
 
 use super::fold::State;
 use super::forms;
-use super::item::{Family, Fields, Flags, Item, ItemKind, Side};
+use super::item::{Family, Fields, Flags, Form, Item, ItemKind, Side};
 use super::parts::{self, MediaPart};
 use super::plan::{Changes, synthetic_id};
 use super::prep::{self, Prep};
 use super::truncate::Policy;
+use super::typed;
 use super::words;
 use crate::json::{self, Parser};
 use crate::source::SpanReader;
@@ -71,6 +72,9 @@ pub(crate) enum Step {
     Insert(usize, Family),
     /// An orphan output left out.
     Remove(usize),
+    /// An item of a type Codex does not know, appended from a `response_item`: Codex does not
+    /// send it (SPEC §11.2 #1).
+    Drop(usize),
 }
 
 /// What a prompt view is made for.
@@ -144,6 +148,9 @@ impl<'s> View<'s> {
             .iter()
             .enumerate()
             .flat_map(move |(i, item)| {
+                if item.kind == ItemKind::Other && item.has(Flags::APPENDED) {
+                    return [Some(Step::Drop(i)), None];
+                }
                 let family = item.kind.family();
                 if let Some((family, Side::Output)) = family
                     && self.orphan(item, family)
@@ -164,7 +171,7 @@ impl<'s> View<'s> {
     /// Entries in the view.
     pub fn len(&self) -> u64 {
         self.steps()
-            .filter(|step| !matches!(step, Step::Remove(_)))
+            .filter(|step| !matches!(step, Step::Remove(_) | Step::Drop(_)))
             .count() as u64
     }
 
@@ -173,7 +180,14 @@ impl<'s> View<'s> {
         let m = self.settings.modalities;
         let media = (!m.image && (item.has(Flags::MEDIA) || item.has(Flags::IMAGE_RESULT)))
             || (!m.audio && item.has(Flags::MEDIA));
-        media || prep::may_change(item, self.settings.prep)
+        media || self.reencodes(item) || prep::may_change(item, self.settings.prep)
+    }
+
+    /// Whether Codex sends this item otherwise than the log spells it (SPEC §11.2 #4).
+    fn reencodes(&self, item: &Item) -> bool {
+        item.form() == Form::Verbatim
+            && (item.has(Flags::WIRE)
+                || (self.state.custom_provider && item.has(Flags::PASSTHROUGH)))
     }
 
     /// Writes a history item's view text into `out`: prepared, then with the media the
@@ -189,7 +203,14 @@ impl<'s> View<'s> {
         if !self.may_change(&item) {
             return Ok(changes);
         }
-        let original = std::mem::take(out);
+        let mut original = std::mem::take(out);
+        if self.reencodes(&item) {
+            let logged = std::str::from_utf8(&original).unwrap_or_default();
+            let mut sent = Vec::with_capacity(original.len());
+            typed::wire(logged, item.kind, !self.state.custom_provider, &mut sent);
+            changes.reencoded = sent != original;
+            original = sent;
+        }
         let text = std::str::from_utf8(&original).unwrap_or_default();
         let mut prepared_text = Vec::new();
         changes.prepared = prep::prepare(&item, text, self.settings.prep, &mut prepared_text);
@@ -208,7 +229,7 @@ impl<'s> View<'s> {
         out.clear();
         let history = &self.state.history;
         Ok(Some(match step {
-            Step::Remove(_) => return Ok(None),
+            Step::Remove(_) | Step::Drop(_) => return Ok(None),
             Step::Item(i) => {
                 if self.item_view(history[i], reader, out)?.any() {
                     Origin::Changed
@@ -305,6 +326,11 @@ fn replace_media(
         | ItemKind::ToolSearchCall
         | ItemKind::ToolSearchOutput
         | ItemKind::AgentMessage
+        | ItemKind::Reasoning
+        | ItemKind::WebSearchCall
+        | ItemKind::Compaction
+        | ItemKind::ContextCompaction
+        | ItemKind::AdditionalTools
         | ItemKind::GhostSnapshot
         | ItemKind::Other => &None,
     };
@@ -372,7 +398,7 @@ impl PromptView for View<'_> {
         let mut at = 0;
         let mut text = Vec::new();
         for step in self.steps() {
-            if !matches!(step, Step::Remove(_)) {
+            if !matches!(step, Step::Remove(_) | Step::Drop(_)) {
                 at += 1;
             }
             let change = match step {
@@ -390,6 +416,16 @@ impl PromptView for View<'_> {
                 Step::Remove(i) => {
                     tally.orphans += 1;
                     words::orphan(history[i], i, &self.state.calls)
+                }
+                Step::Drop(i) => {
+                    tally.dropped += 1;
+                    self.item_text(history[i], reader, &mut text)?;
+                    let f = fields_of(std::str::from_utf8(&text).unwrap_or_default());
+                    let name = std::str::from_utf8(&text)
+                        .ok()
+                        .and_then(|t| json::string_at(t, &f.kind).map(|n| n.into_owned()))
+                        .unwrap_or_default();
+                    words::dropped(history[i], i, &name)
                 }
                 Step::Insert(i, family) => {
                     tally.inserted += 1;

@@ -37,6 +37,18 @@ pub(crate) fn orphan(item: Item, at: usize, calls: &CallIds) -> Change {
     }
 }
 
+/// An item of a type Codex does not know, which it does not send (SPEC §11.2 #1).
+pub(crate) fn dropped(item: Item, at: usize, type_name: &str) -> Change {
+    Change {
+        sign: Sign::Removed,
+        position: format!("history #{}", at + 1),
+        head: format!("{type_name}  (line {})", item.aux),
+        detail: "unknown item type dropped: Codex reads it as ResponseItem::Other and does not \
+                 send it"
+            .into(),
+    }
+}
+
 pub(crate) fn inserted(
     call: Item,
     at: usize,
@@ -137,6 +149,13 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
     if changes.image_result {
         said.push(r#"generated image result cleared to """#.to_string());
     }
+    if changes.reencoded {
+        said.push(
+            "sent as Codex's typed item: members it lacks, null members, an id not of the form \
+             prefix_rest and passthrough metadata it does not send are left out"
+                .to_string(),
+        );
+    }
     Change {
         sign: Sign::Modified,
         position: format!("view #{view_at}"),
@@ -150,6 +169,8 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
 pub(crate) struct Tally {
     pub inserted: u64,
     pub orphans: u64,
+    pub dropped: u64,
+    reencoded: u64,
     truncated: u64,
     prepared: u64,
     replaced: u64,
@@ -160,6 +181,7 @@ impl Tally {
         self.truncated += u64::from(changes.prepared.truncated());
         self.prepared += u64::from(changes.prepared.media());
         self.replaced += u64::from(changes.images + changes.audio > 0 || changes.image_result);
+        self.reencoded += u64::from(changes.reencoded);
     }
 
     /// The diff's closing line.
@@ -167,11 +189,13 @@ impl Tally {
         let Tally {
             inserted,
             orphans,
+            dropped,
+            reencoded,
             truncated,
             prepared,
             replaced,
         } = *self;
-        if inserted + orphans + truncated + prepared + replaced == 0 {
+        if inserted + orphans + dropped + reencoded + truncated + prepared + replaced == 0 {
             return "no changes: the prompt view is the history as it is".into();
         }
         let mut said = vec![
@@ -191,6 +215,14 @@ impl Tally {
         }
         let items = plural(replaced, "item", "items");
         said.push(format!("{replaced} {items} with media replaced"));
+        if dropped > 0 {
+            let items = plural(dropped, "item", "items");
+            said.push(format!("{dropped} unknown {items} dropped"));
+        }
+        if reencoded > 0 {
+            let items = plural(reencoded, "item", "items");
+            said.push(format!("{reencoded} {items} re-encoded"));
+        }
         said.join(", ")
     }
 }

@@ -7,8 +7,8 @@ use super::Paint;
 use crate::text::plural;
 use serde::Serialize;
 
-use crate::advice::Severity;
 use crate::escape::{self, escape};
+use crate::report::advice::Severity;
 use crate::report::{LeafRef, Report, TurnRef};
 
 /// How many entries of a long list the human report shows before "… and N more".

@@ -1,6 +1,8 @@
 //! The report: what replay found and what the prompt view would repair, as one value that both
 //! the human and the JSON renderers print (its fields are the JSON schema in docs/report.md).
 
+pub(crate) mod advice;
+
 use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
@@ -73,7 +75,7 @@ pub(crate) struct Report<'a> {
     pub claude: Option<ClaudeKeys>,
     pub repairs: Repairs,
     /// Every problem above with its code and next step (docs/codes.md).
-    pub problems: Vec<crate::advice::Problem>,
+    pub problems: Vec<crate::report::advice::Problem>,
 }
 
 /// What the chain of a Claude Code session is made of (SPEC §10).
@@ -353,6 +355,8 @@ fn codex_repairs(
                 repairs.orphan_outputs.push(IdRef::of(id));
                 continue;
             }
+            // Listed by the diff, with its type and line.
+            Step::Drop(_) => continue,
             Step::Item(i) => state.history[i],
         };
         let mut counts = item.prep;
@@ -554,7 +558,7 @@ impl<'a> Report<'a> {
 
     /// The report with its problems listed.
     fn advised(mut self) -> Report<'a> {
-        self.problems = crate::advice::problems(&self);
+        self.problems = crate::report::advice::problems(&self);
         self
     }
 

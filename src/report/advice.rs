@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn docs_list_every_code_and_no_other() {
-        let docs = include_str!("../docs/codes.md");
+        let docs = include_str!("../../docs/codes.md");
         let listed: Vec<&str> = docs
             .lines()
             .filter_map(|line| line.strip_prefix("| `"))
