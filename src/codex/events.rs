@@ -1,7 +1,7 @@
 //! Event types (`event_msg` payloads) the Codex CLI writes that change nothing in history; any
 //! other type is counted as an unknown event (a newer Codex), which is not an error either.
 
-const KNOWN: [&str; 58] = [
+const KNOWN: [&str; 60] = [
     "error",
     "warning",
     "stream_error",
@@ -60,6 +60,9 @@ const KNOWN: [&str; 58] = [
     "collab_agent_spawn_end",
     "thread_name_updated",
     "model_reroute",
+    // Written by current Codex (both names are in the 0.169.0 binary).
+    "thread_settings_applied",
+    "sub_agent_activity",
 ];
 
 pub(crate) fn is_known(event: &str) -> bool {
