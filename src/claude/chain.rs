@@ -84,6 +84,8 @@ pub(crate) struct State {
     pub leaf: Option<Leaf>,
     pub other_leaves: Vec<Leaf>,
     pub breaks: Vec<Break>,
+    /// The uuid the last `last-prompt` entry names as its `leafUuid`.
+    pub last_prompt_leaf: Option<u32>,
 }
 
 impl State {
@@ -96,6 +98,15 @@ impl State {
                  every entry is a sidechain entry, a subagent's transcript"
                     .into(),
             );
+        }
+        if let Some(leaf) = self.leaf
+            && self.nodes[leaf.node as usize].time == i64::MIN
+        {
+            return Some(format!(
+                "Claude Code does not resume it (\"No conversation found with session ID\"): \
+                 the entry it would resume from (line {}) has no readable timestamp",
+                self.nodes[leaf.node as usize].line
+            ));
         }
         None
     }
@@ -147,28 +158,24 @@ impl pipeline::Fold for Fold {
             let seconds = time.div_euclid(1_000_000_000);
             state.started = Some((String::from_utf8_lossy(&text).into(), seconds));
         }
+        if let Some(leaf) = entry.leaf_uuid.and_then(|s| decoded(chunk, s)) {
+            state.last_prompt_leaf = Some(state.uuids.intern(&leaf));
+        }
         let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
             return;
         };
+
         let uuid = state.uuids.intern(&uuid);
         let parent = match entry.parent.and_then(|s| decoded(chunk, s)) {
             Some(parent) => state.uuids.intern(&parent),
             None => NONE,
         };
         self.node_of.resize(state.uuids.len(), NONE);
-        if self.node_of[uuid as usize] != NONE {
-            state.duplicates += 1;
-            if state.duplicate_uuids.len() < NAMED {
-                state.duplicate_uuids.push(uuid);
-            }
-            return;
-        }
         let message_id = match entry.message_id.and_then(|s| decoded(chunk, s)) {
             Some(id) => state.message_ids.intern(&id),
             None => NONE,
         };
-        self.node_of[uuid as usize] = state.nodes.len() as u32;
-        state.nodes.push(Node {
+        let node = Node {
             span: Span {
                 at: line.at,
                 len: line.len as u32,
@@ -180,8 +187,33 @@ impl pipeline::Fold for Fold {
             time: entry.time.unwrap_or(i64::MIN),
             kind: entry.kind,
             flags: entry.flags,
-        });
+        };
+        // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
+        // keeps its entries in a map by uuid: the last write wins, the first place stays).
+        let existing = self.node_of[uuid as usize];
+        if existing != NONE {
+            state.duplicates += 1;
+            if state.duplicate_uuids.len() < NAMED {
+                state.duplicate_uuids.push(uuid);
+            }
+            state.nodes[existing as usize] = node;
+            return;
+        }
+        self.node_of[uuid as usize] = state.nodes.len() as u32;
+        state.nodes.push(node);
     }
+}
+
+/// Where the walk goes from a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A root or a compaction boundary: the walk ends.
+    Root,
+    /// The node its `parentUuid` names (a sidechain entry too: the client walks through them).
+    Parent(u32),
+    /// Its `parentUuid` names no entry: the client goes on at the node written just before it
+    /// when that one was written at most 5 s earlier ([`BRIDGE_NANOS`]); else the walk ends.
+    Dangling(Option<u32>),
 }
 
 impl Fold {
@@ -191,6 +223,7 @@ impl Fold {
         let nodes = std::mem::take(&mut state.nodes);
         let sidechain = nodes.iter().filter(|n| n.has(Entry::SIDECHAIN)).count();
         state.subagent = !nodes.is_empty() && sidechain == nodes.len();
+        // The nodes that can be leaves: a main session's sidechain entries are not.
         let considered: Vec<bool> = nodes
             .iter()
             .map(|n| state.subagent || !n.has(Entry::SIDECHAIN))
@@ -198,18 +231,30 @@ impl Fold {
         if !state.subagent {
             state.sidechain_entries = sidechain as u64;
         }
-        // The node a node's walk goes on to, if it is considered; compaction boundaries have none.
-        let parent_of = |i: usize| -> Option<u32> {
+        let step = |i: usize| -> Step {
             let n = &nodes[i];
             if n.has(Entry::BOUNDARY) || n.parent == NONE {
-                return None;
+                return Step::Root;
             }
-            let p = *node_of.get(n.parent as usize)?;
-            (p != NONE && considered[p as usize]).then_some(p)
+            match node_of.get(n.parent as usize) {
+                Some(&p) if p != NONE => Step::Parent(p),
+                _ => Step::Dangling(
+                    i.checked_sub(1)
+                        .filter(|&p| within_bridge(nodes[p].time, n.time))
+                        .map(|p| p as u32),
+                ),
+            }
         };
+        let next = |i: usize| -> Option<u32> {
+            match step(i) {
+                Step::Root | Step::Dangling(None) => None,
+                Step::Parent(p) | Step::Dangling(Some(p)) => Some(p),
+            }
+        };
+        // A leaf is a node no considered node names as its parent.
         let mut has_child = vec![false; nodes.len()];
         for i in (0..nodes.len()).filter(|&i| considered[i]) {
-            if let Some(p) = parent_of(i) {
+            if let Step::Parent(p) = step(i) {
                 has_child[p as usize] = true;
             }
         }
@@ -220,51 +265,60 @@ impl Fold {
         state.compactions = (0..nodes.len())
             .filter(|&i| considered[i] && nodes[i].has(Entry::BOUNDARY))
             .count() as u64;
-        // The latest time, ties to the later line (nodes are in line order).
-        let Some(&leaf) = leaves.iter().max_by_key(|&&i| (nodes[i as usize].time, i)) else {
+        let named = state
+            .last_prompt_leaf
+            .and_then(|u| node_of.get(u as usize).copied())
+            .filter(|&n| n != NONE && considered[n as usize]);
+        let Some(leaf) = pick_leaf(&nodes, &considered, &leaves, named, &step) else {
             state.nodes = nodes;
             return state;
         };
-        let walk = |start: u32, breaks: &mut Vec<Break>| -> Vec<u32> {
+        let walk = |start: u32, breaks: &mut Vec<Break>, seen: &mut Vec<bool>| -> Vec<u32> {
             let mut chain = vec![start];
-            let mut seen = std::collections::HashSet::new();
-            seen.insert(start);
+            seen[start as usize] = true;
             let mut at = start as usize;
             loop {
-                let n = &nodes[at];
-                if n.has(Entry::BOUNDARY) || n.parent == NONE {
-                    break;
-                }
-                let Some(p) = parent_of(at) else {
-                    breaks.push(Break::Dangling { node: at as u32 });
-                    break;
+                let p = match step(at) {
+                    Step::Root => break,
+                    Step::Parent(p) => p,
+                    Step::Dangling(previous) => {
+                        breaks.push(Break::Dangling { node: at as u32 });
+                        match previous {
+                            Some(p) => p,
+                            None => break,
+                        }
+                    }
                 };
-                if !seen.insert(p) {
+                if std::mem::replace(&mut seen[p as usize], true) {
                     breaks.push(Break::Cycle { node: at as u32 });
                     break;
                 }
                 chain.push(p);
                 at = p as usize;
             }
+            for &n in &chain {
+                seen[n as usize] = false;
+            }
             chain
         };
+        let mut seen = vec![false; nodes.len()];
         let mut breaks = Vec::new();
-        let mut chain = walk(leaf, &mut breaks);
+        let mut chain = walk(leaf, &mut breaks, &mut seen);
         chain.reverse();
-        let lengths = walk_lengths(&nodes, &considered, &parent_of);
+        let lengths = walk_lengths(&nodes, &considered, &next);
         let other_leaves = leaves
             .iter()
             .filter(|&&l| l != leaf)
             .map(|&l| Leaf {
                 node: l,
                 chain: match lengths[l as usize] {
-                    0 => walk(l, &mut Vec::new()).len() as u64,
+                    0 => walk(l, &mut Vec::new(), &mut seen).len() as u64,
                     known => known,
                 },
             })
             .collect();
         let ids = state.message_ids.len();
-        let history = history(&nodes, &considered, &node_of, ids, &chain);
+        let history = history(&nodes, &node_of, ids, &chain);
         state.nodes = nodes;
         state.chain = chain.len() as u64;
         state.leaf = Some(Leaf {
@@ -276,6 +330,53 @@ impl Fold {
         state.history = history;
         state
     }
+}
+
+/// How far apart an entry with a dangling parent and the entry written before it may be for
+/// Claude Code 2.1.328 to go on there: measured, 5.0 s goes on, 5.1 s ends the walk.
+const BRIDGE_NANOS: i64 = 5_000_000_000;
+
+/// Whether an entry at `time` whose parent is missing goes on at an entry written before it
+/// at `previous`.
+fn within_bridge(previous: i64, time: i64) -> bool {
+    previous != i64::MIN && time != i64::MIN && time.saturating_sub(previous) <= BRIDGE_NANOS
+}
+
+/// The leaf Claude Code 2.1.328 resumes: the one the last `last-prompt` entry names (or, when
+/// it names a node further up, the leaf written last below it), else the leaf written last in
+/// the file, whatever its time.
+fn pick_leaf(
+    nodes: &[Node],
+    considered: &[bool],
+    leaves: &[u32],
+    named: Option<u32>,
+    step: &dyn Fn(usize) -> Step,
+) -> Option<u32> {
+    let last = leaves.last().copied();
+    let Some(named) = named else { return last };
+    if leaves.binary_search(&named).is_ok() {
+        return Some(named);
+    }
+    // The leaves below `named`: its descendants, found from the child links in one pass.
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
+    for i in (0..nodes.len()).filter(|&i| considered[i]) {
+        if let Step::Parent(p) = step(i) {
+            children[p as usize].push(i as u32);
+        }
+    }
+    let mut below = vec![false; nodes.len()];
+    let mut stack = vec![named];
+    while let Some(n) = stack.pop() {
+        if !std::mem::replace(&mut below[n as usize], true) {
+            stack.extend(&children[n as usize]);
+        }
+    }
+    leaves
+        .iter()
+        .rev()
+        .find(|&&l| below[l as usize])
+        .copied()
+        .or(last)
 }
 
 /// The length of each node's walk back, shared along common stems: each stem is walked once,
@@ -329,21 +430,20 @@ fn walk_lengths(
 /// only the results of its tool calls (SPEC §10).
 fn history(
     nodes: &[Node],
-    considered: &[bool],
     node_of: &[u32],
     message_ids: usize,
     chain: &[u32],
 ) -> Vec<u32> {
     // Assistant nodes by message id, in line order.
     let mut by_message: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| considered[i] && nodes[i].kind == Kind::Assistant)
+        .filter(|&i| nodes[i].kind == Kind::Assistant)
         .filter(|&i| nodes[i].message_id != NONE)
         .map(|i| (nodes[i].message_id, i as u32))
         .collect();
     by_message.sort_unstable();
     // Results-only user nodes by their parent node, in line order.
     let mut by_parent: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| considered[i] && nodes[i].has(Entry::RESULTS_ONLY))
+        .filter(|&i| nodes[i].has(Entry::RESULTS_ONLY))
         .filter_map(|i| {
             let p = *node_of.get(nodes[i].parent as usize)?;
             (p != NONE).then_some((p, i as u32))
