@@ -39,7 +39,8 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
             let event = field("hookEvent").unwrap_or_default();
             match field("content") {
                 Some(content)
-                    if !content.is_empty() && matches!(event, "SessionStart" | "UserPromptSubmit") =>
+                    if !content.is_empty()
+                        && matches!(event, "SessionStart" | "UserPromptSubmit") =>
                 {
                     wrap(format!("{event} hook success: {content}"))
                 }
@@ -90,7 +91,9 @@ mod tests {
             "content": ["extra context 0"], "hookEvent": "UserPromptSubmit"});
         assert_eq!(
             render(&context),
-            ["<system-reminder>\nUserPromptSubmit hook additional context: extra context 0\n</system-reminder>"]
+            [
+                "<system-reminder>\nUserPromptSubmit hook additional context: extra context 0\n</system-reminder>"
+            ]
         );
         let quiet = serde_json::json!({"type": "hook_success", "hookEvent": "PostToolUse",
             "content": "Status set to busy"});

@@ -428,12 +428,7 @@ fn walk_lengths(
 /// The history: the chain, root first, where each API response (assistant entries sharing a
 /// `message.id`) comes whole at its first entry on the chain, followed by the entries holding
 /// only the results of its tool calls (SPEC §10).
-fn history(
-    nodes: &[Node],
-    node_of: &[u32],
-    message_ids: usize,
-    chain: &[u32],
-) -> Vec<u32> {
+fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -> Vec<u32> {
     // Assistant nodes by message id, in line order.
     let mut by_message: Vec<(u32, u32)> = (0..nodes.len())
         .filter(|&i| nodes[i].kind == Kind::Assistant)
@@ -484,4 +479,130 @@ fn history(
         }
     }
     history
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{entry, replayed, user};
+    use serde_json::json;
+
+    /// The uuids of the history, in order.
+    fn history(lines: &[String]) -> Vec<String> {
+        let (state, _) = replayed(lines);
+        state
+            .history
+            .iter()
+            .map(|&n| {
+                String::from_utf8_lossy(state.uuids.get(state.nodes[n as usize].uuid)).into_owned()
+            })
+            .collect()
+    }
+
+    fn at(uuid: &str, parent: Option<&str>, time: &str) -> String {
+        entry(
+            uuid,
+            parent,
+            json!({"type": "user", "timestamp": time,
+                "message": {"role": "user", "content": uuid}}),
+        )
+    }
+
+    #[test]
+    fn the_leaf_written_last_wins_over_the_latest_time() {
+        let lines = [
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b1", Some("a"), "2026-03-02T10:05:00Z"),
+            at("b2", Some("a"), "2026-03-02T10:01:00Z"),
+        ];
+        assert_eq!(history(&lines), ["a", "b2"]);
+    }
+
+    #[test]
+    fn last_prompt_names_the_leaf() {
+        let mut lines = vec![
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b1", Some("a"), "2026-03-02T10:01:00Z"),
+            json!({"type": "last-prompt", "leafUuid": "b1", "sessionId": "s"}).to_string(),
+            at("b2", Some("a"), "2026-03-02T10:02:00Z"),
+        ];
+        assert_eq!(history(&lines), ["a", "b1"]);
+        // A uuid that is no node is ignored; a node above the leaves picks the leaf below it.
+        lines[2] = json!({"type": "last-prompt", "leafUuid": "gone"}).to_string();
+        assert_eq!(history(&lines), ["a", "b2"]);
+        lines.push(at("c", Some("b1"), "2026-03-02T10:03:00Z"));
+        lines.push(at("d", Some("a"), "2026-03-02T10:04:00Z"));
+        lines[2] = json!({"type": "last-prompt", "leafUuid": "b1"}).to_string();
+        assert_eq!(history(&lines), ["a", "b1", "c"]);
+    }
+
+    #[test]
+    fn a_later_duplicate_replaces_the_first_in_its_place() {
+        let lines = [
+            user("a", None, json!("first copy")),
+            user("b", Some("a"), json!("next")),
+            user("a", None, json!("second copy")),
+        ];
+        let (state, _) = replayed(&lines);
+        assert_eq!(state.duplicates, 1);
+        assert_eq!(state.nodes[0].line, 3);
+        assert_eq!(history(&lines), ["a", "b"]);
+    }
+
+    #[test]
+    fn a_dangling_parent_goes_on_at_the_entry_just_before_within_five_seconds() {
+        let near = [
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b", Some("a"), "2026-03-02T10:00:01Z"),
+            at("c", Some("missing"), "2026-03-02T10:00:06Z"),
+        ];
+        assert_eq!(history(&near), ["a", "b", "c"]);
+        let far = [
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b", Some("a"), "2026-03-02T10:00:01Z"),
+            at("c", Some("missing"), "2026-03-02T10:00:06.100Z"),
+        ];
+        assert_eq!(history(&far), ["c"]);
+        let (state, _) = replayed(&far);
+        assert_eq!(state.breaks.len(), 1);
+    }
+
+    #[test]
+    fn a_cycle_ends_the_walk() {
+        let lines = [
+            at("x", Some("y"), "2026-03-02T10:00:00Z"),
+            at("y", Some("x"), "2026-03-02T10:00:01Z"),
+            at("z", Some("y"), "2026-03-02T10:00:02Z"),
+        ];
+        assert_eq!(history(&lines), ["x", "y", "z"]);
+        let (state, _) = replayed(&lines);
+        assert!(matches!(state.breaks[..], [super::Break::Cycle { .. }]));
+    }
+
+    #[test]
+    fn the_walk_goes_through_sidechain_entries() {
+        let side = entry(
+            "s",
+            Some("a"),
+            json!({"type": "user", "isSidechain": true,
+                "message": {"role": "user", "content": "side"}}),
+        );
+        let lines = [
+            user("a", None, json!("main")),
+            side,
+            user("b", Some("s"), json!("back on main")),
+        ];
+        assert_eq!(history(&lines), ["a", "s", "b"]);
+    }
+
+    #[test]
+    fn a_leaf_without_a_timestamp_is_not_resumed() {
+        let mut last: serde_json::Value =
+            serde_json::from_str(&user("b", Some("a"), json!("x"))).expect("JSON");
+        last.as_object_mut().expect("object").remove("timestamp");
+        let lines = [user("a", None, json!("y")), last.to_string()];
+        let (state, _) = replayed(&lines);
+        assert!(state.not_resumable().is_some());
+        let (state, _) = replayed(&lines[..1]);
+        assert_eq!(state.not_resumable(), None);
+    }
 }

@@ -347,8 +347,8 @@ impl<'s> View<'s> {
                 .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
         };
         let resuming = models.intern(view.model.as_bytes());
-        let (items, error_at_end) = view.entry_rules(items, resuming);
-        view.plan(items, error_at_end);
+        let (items, quiet_end) = view.entry_rules(items, resuming);
+        view.plan(items, quiet_end);
         Ok(view)
     }
 
@@ -444,7 +444,9 @@ impl<'s> View<'s> {
                         item.local = local;
                     }
                     item.prompt |= local == Local::None
-                        && !body.as_deref().is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
+                        && !body
+                            .as_deref()
+                            .is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
                 }
                 (Role::User, _) => item.prompt = true,
                 _ => {}
@@ -464,8 +466,7 @@ impl<'s> View<'s> {
 
     /// The rules that remove entries or blocks before anything merges: thinking of another
     /// model, unanswered tool uses not at the end, API error replies.
-    /// Also says whether the history ended in an API error reply (then no "No response
-    /// requested." is added: the client decides that before it drops the reply).
+    /// Also says whether the end is one where the client adds no "No response requested.".
     fn entry_rules(&mut self, mut items: Vec<Item>, resuming: u32) -> (Vec<Item>, bool) {
         for item in items.iter_mut().filter(|i| i.role == Role::Assistant) {
             if item.model == resuming {
@@ -532,22 +533,26 @@ impl<'s> View<'s> {
             });
         }
         items.retain(|i| !i.blocks.is_empty());
-        let error_at_end = items
-            .iter()
-            .rfind(|i| i.kind != ItemKind::Attachment)
-            .is_some_and(|i| i.kind == ItemKind::ApiError);
+        self.trailing = trailing;
+        // The client decides on "No response requested." before it renders attachments and
+        // drops API error replies: after either, it adds none.
+        let quiet_end =
+            items.last().is_some_and(|i| i.kind != ItemKind::Message) || ends_with_exit(&items);
+        (items, quiet_end)
+    }
+
+    /// Steps 3–6 of the module's list: items to messages.
+    fn plan(&mut self, items: Vec<Item>, quiet_end: bool) {
+        let mut items = attachments_moved_up(items);
+        // The new turn's reminders land after the last assistant or tool result message too:
+        // the prompt follows the history's last block directly only when that is a user entry.
+        let prompt_joins = items
+            .last()
+            .is_some_and(|i| i.kind == ItemKind::Message && i.role == Role::User);
         for item in items.iter().filter(|i| i.kind == ItemKind::ApiError) {
             self.dropped.push(Dropped::ApiError { node: item.node });
         }
         items.retain(|i| i.kind != ItemKind::ApiError);
-        self.trailing = trailing;
-        (items, error_at_end)
-    }
-
-    /// Steps 3–6 of the module's list: items to messages.
-    fn plan(&mut self, items: Vec<Item>, error_at_end: bool) {
-        let items = attachments_moved_up(items);
-        let exit_ending = ends_with_exit(&items);
         let mut merged: Vec<Message> = Vec::with_capacity(items.len());
         for item in items {
             self.merge(&mut merged, item);
@@ -555,7 +560,7 @@ impl<'s> View<'s> {
         let mut out = self.paired(merged);
         self.remove_orphans(&mut out);
         if out.last().is_some_and(|m| m.role == Role::User) {
-            if !error_at_end && !exit_ending {
+            if !quiet_end {
                 out.push(Message {
                     role: Role::Assistant,
                     message_id: NONE,
@@ -564,7 +569,7 @@ impl<'s> View<'s> {
                     inserted: true,
                     notes: Vec::new(),
                 });
-            } else if let Some(last) = out.last_mut() {
+            } else if prompt_joins && let Some(last) = out.last_mut() {
                 // The new prompt is another user entry of this message: the client joins it.
                 join(last);
             }
@@ -652,8 +657,10 @@ impl<'s> View<'s> {
                         .filter(|b| b.kind == BlockKind::ToolResult)
                         .map(|b| b.id)
                         .collect();
-                    let missing: Vec<Block> =
-                        missing.into_iter().filter(|b| !answered.contains(&b.id)).collect();
+                    let missing: Vec<Block> = missing
+                        .into_iter()
+                        .filter(|b| !answered.contains(&b.id))
+                        .collect();
                     let interrupted: Vec<Block> = interrupted
                         .into_iter()
                         .filter(|b| !answered.contains(&b.id))
@@ -667,7 +674,11 @@ impl<'s> View<'s> {
             }
             if m.role == Role::Assistant {
                 let (mut missing, mut interrupted) = (Vec::new(), Vec::new());
-                for b in m.blocks.iter().filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE) {
+                for b in m
+                    .blocks
+                    .iter()
+                    .filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
+                {
                     if self.trailing[b.id as usize] {
                         interrupted.push(Block {
                             kind: BlockKind::ToolResult,
@@ -893,7 +904,11 @@ impl<'s> View<'s> {
             }
         }
         if b.newline {
-            match block.get_mut(if b.kind == BlockKind::Text { "text" } else { "content" }) {
+            match block.get_mut(if b.kind == BlockKind::Text {
+                "text"
+            } else {
+                "content"
+            }) {
                 Some(Value::String(text)) if b.kind == BlockKind::Text => text.push('\n'),
                 Some(Value::Array(parts)) => {
                     if let Some(Value::String(text)) =
@@ -956,7 +971,8 @@ fn local_of(text: &str, meta: bool) -> Local {
         Local::Caveat
     } else if text.starts_with("<command-name>") {
         Local::Command
-    } else if text.starts_with("<local-command-stdout>") || text.starts_with("<local-command-stderr>")
+    } else if text.starts_with("<local-command-stdout>")
+        || text.starts_with("<local-command-stderr>")
     {
         Local::Output
     } else {
@@ -1033,6 +1049,7 @@ fn attachments_moved_up(items: Vec<Item>) -> Vec<Item> {
         if item.kind == ItemKind::Attachment {
             attachments.push(item);
         } else if item.role == Role::Assistant || item.has_results() {
+            // An API error reply stops them too: the client drops it only afterwards.
             out.append(&mut attachments);
             out.append(&mut users);
             out.push(item);
@@ -1053,7 +1070,13 @@ fn ends_with_exit(items: &[Item]) -> bool {
         .rev()
         .filter(|i| i.kind != ItemKind::Attachment)
         .take(3)
-        .map(|i| if i.role == Role::User { i.local } else { Local::None })
+        .map(|i| {
+            if i.role == Role::User {
+                i.local
+            } else {
+                Local::None
+            }
+        })
         .collect();
     locals == [Local::Output, Local::Command, Local::Caveat]
 }
@@ -1080,7 +1103,10 @@ fn count_messages(items: &[Item]) -> u64 {
 /// The turn left open at the end (SPEC §10): an assistant entry with a tool use, or a user
 /// message holding a prompt, with nothing after it.
 fn incomplete(items: &[Item]) -> Option<u32> {
-    let mut tail = items.iter().rev().filter(|i| i.kind != ItemKind::Attachment);
+    let mut tail = items
+        .iter()
+        .rev()
+        .filter(|i| i.kind != ItemKind::Attachment);
     let last = tail.next()?;
     match last.role {
         Role::Assistant => last
@@ -1149,5 +1175,377 @@ impl PromptView for View<'_> {
 
     fn describe(&self, entry: &ViewEntry<'_>) -> (String, Option<&'static str>, Vec<String>) {
         words::transcript(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{assistant, entry, user, view};
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn text(t: &str) -> Value {
+        json!({"type": "text", "text": t})
+    }
+
+    fn use_(id: &str, name: &str, input: Value) -> Value {
+        json!({"type": "tool_use", "id": id, "name": name, "input": input})
+    }
+
+    fn result(id: &str, content: Value) -> Value {
+        json!({"type": "tool_result", "tool_use_id": id, "content": content})
+    }
+
+    fn u(content: Vec<Value>) -> Value {
+        json!({"role": "user", "content": content})
+    }
+
+    fn a(content: Vec<Value>) -> Value {
+        json!({"role": "assistant", "content": content})
+    }
+
+    fn filler() -> Value {
+        a(vec![text(NO_RESPONSE)])
+    }
+
+    #[test]
+    fn merged_user_entries_are_joined_with_a_newline() {
+        let lines = [
+            user("1", None, json!("Second A.")),
+            user("2", Some("1"), json!("Second B.")),
+            assistant("3", Some("2"), "m1", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Second A.\n"), text("Second B.")]),
+                a(vec![text("Two.")])
+            ]
+        );
+    }
+
+    #[test]
+    fn a_history_ending_in_a_user_message_gets_no_response_requested() {
+        let lines = [user("1", None, json!("Hi"))];
+        assert_eq!(view(&lines, None), [u(vec![text("Hi")]), filler()]);
+    }
+
+    #[test]
+    fn the_exit_command_ends_without_a_filler_and_joins_the_prompt() {
+        let caveat = entry(
+            "2",
+            Some("1"),
+            json!({"type": "user", "isMeta": true, "message": {"role": "user",
+                "content": "<local-command-caveat>Caveat</local-command-caveat>"}}),
+        );
+        let lines = [
+            assistant("1", None, "m1", text("Done.")),
+            caveat,
+            user("3", Some("2"), json!("<command-name>/exit</command-name>")),
+            user(
+                "4",
+                Some("3"),
+                json!("<local-command-stdout>Bye</local-command-stdout>"),
+            ),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                a(vec![text("Done.")]),
+                u(vec![
+                    text("<local-command-caveat>Caveat</local-command-caveat>\n"),
+                    text("<command-name>/exit</command-name>\n"),
+                    text("<local-command-stdout>Bye</local-command-stdout>\n"),
+                ])
+            ]
+        );
+    }
+
+    #[test]
+    fn attachments_move_up_and_fold_into_a_tool_result() {
+        let hook = |uuid: &str, parent: &str| {
+            entry(
+                uuid,
+                Some(parent),
+                json!({"type": "attachment", "attachment": {"type": "hook_additional_context",
+                    "content": ["ctx"], "hookEvent": "UserPromptSubmit"}}),
+            )
+        };
+        let reminder =
+            "<system-reminder>\nUserPromptSubmit hook additional context: ctx\n</system-reminder>";
+        let lines = [
+            assistant("1", None, "m1", text("One.")),
+            user("2", Some("1"), json!("Second.")),
+            hook("3", "2"),
+            assistant("4", Some("3"), "m2", use_("t", "Bash", json!({}))),
+            user("5", Some("4"), json!([result("t", json!("out"))])),
+            hook("6", "5"),
+            assistant("7", Some("6"), "m3", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                a(vec![text("One.")]),
+                u(vec![text(&format!("{reminder}\n")), text("Second.")]),
+                a(vec![use_("t", "Bash", json!({}))]),
+                u(vec![result("t", json!(format!("out\n\n{reminder}")))]),
+                a(vec![text("Two.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_trailing_unanswered_call_is_interrupted() {
+        let lines = [
+            user("1", None, json!("Do it.")),
+            assistant("2", Some("1"), "m1", use_("t", "Bash", json!({}))),
+        ];
+        let interrupted = json!({"type": "tool_result", "tool_use_id": "t",
+            "content": INTERRUPTED_RESULT, "is_error": true});
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Do it.")]),
+                a(vec![use_("t", "Bash", json!({}))]),
+                u(vec![interrupted]),
+                filler()
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unanswered_call_in_the_middle_goes_but_its_text_stays() {
+        let lines = [
+            user("1", None, json!("Do the thing.")),
+            assistant("2", Some("1"), "m1", text("Working on it.")),
+            assistant("3", Some("2"), "m1", use_("t", "Bash", json!({}))),
+            user("4", Some("3"), json!("Never mind.")),
+            assistant("5", Some("4"), "m2", text("Sure.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Do the thing.")]),
+                a(vec![text("Working on it.")]),
+                u(vec![text("Never mind.")]),
+                a(vec![text("Sure.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn orphan_results_leave_a_placeholder() {
+        let lines = [
+            user("1", None, json!([result("gone", json!("x"))])),
+            assistant("2", Some("1"), "m1", text("One.")),
+            user("3", Some("2"), json!([result("gone2", json!("y"))])),
+            assistant("4", Some("3"), "m2", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text(ORPHANED)]),
+                a(vec![text("One.")]),
+                u(vec![text(NO_CONTENT)]),
+                a(vec![text("Two.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_late_result_is_missing_in_place_and_an_orphan_later() {
+        let lines = [
+            user("1", None, json!("Start.")),
+            assistant("2", Some("1"), "m1", use_("t", "Bash", json!({}))),
+            user("3", Some("2"), json!("Use 3001.")),
+            assistant("4", Some("3"), "m2", text("Understood.")),
+            user("5", Some("4"), json!([result("t", json!("late"))])),
+            assistant("6", Some("5"), "m3", text("Up.")),
+        ];
+        let missing = json!({"type": "tool_result", "tool_use_id": "t",
+            "content": MISSING_RESULT, "is_error": true});
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Start.")]),
+                a(vec![use_("t", "Bash", json!({}))]),
+                u(vec![missing, text("Use 3001.")]),
+                a(vec![text("Understood.")]),
+                u(vec![text(NO_CONTENT)]),
+                a(vec![text("Up.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn blocks_keep_file_order() {
+        let lines = [
+            assistant("1", None, "m1", use_("t", "Read", json!({}))),
+            user(
+                "2",
+                Some("1"),
+                json!([text("note"), result("t", json!("x"))]),
+            ),
+            assistant("3", Some("2"), "m2", text("ok")),
+        ];
+        assert_eq!(
+            view(&lines, None)[1],
+            u(vec![text("note"), result("t", json!("x"))])
+        );
+    }
+
+    #[test]
+    fn task_is_sent_as_agent_and_send_message_loses_legacy_members() {
+        let input = json!({"to": "bob", "message": "hi", "type": "message", "recipient": "bob",
+            "content": "hi", "summary": "s"});
+        let lines = [
+            assistant("1", None, "m1", use_("t", "Task", json!({}))),
+            assistant("2", Some("1"), "m1", use_("s", "SendMessage", input)),
+            user(
+                "3",
+                Some("2"),
+                json!([result("t", json!("x")), result("s", json!("y"))]),
+            ),
+            assistant("4", Some("3"), "m2", text("ok")),
+        ];
+        assert_eq!(
+            view(&lines, None)[0],
+            a(vec![
+                use_("t", "Agent", json!({})),
+                use_(
+                    "s",
+                    "SendMessage",
+                    json!({"to": "bob", "message": "hi", "summary": "s"})
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn api_error_replies_are_dropped_and_their_neighbours_merge() {
+        let error = entry(
+            "3",
+            Some("2"),
+            json!({"type": "assistant", "isApiErrorMessage": true, "message": {"model":
+                "<synthetic>", "id": "e", "role": "assistant", "content": [text("API Error")]}}),
+        );
+        let lines = [
+            assistant("1", None, "m1", text("One.")),
+            user("2", Some("1"), json!("Second.")),
+            error,
+            user("4", Some("3"), json!("Try again.")),
+            assistant("5", Some("4"), "m2", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                a(vec![text("One.")]),
+                u(vec![text("Second.\n"), text("Try again.")]),
+                a(vec![text("Two.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn thinking_is_kept_only_for_the_model_that_wrote_it() {
+        let thinking = json!({"type": "thinking", "thinking": "hm", "signature": "sig"});
+        let lines = [
+            user("1", None, json!("Q")),
+            assistant("2", Some("1"), "m1", thinking.clone()),
+            assistant("3", Some("2"), "m1", text("A")),
+        ];
+        assert_eq!(view(&lines, None)[1], a(vec![thinking, text("A")]));
+        assert_eq!(
+            view(&lines, Some("claude-opus-4-5-20251101"))[1],
+            a(vec![text("A")])
+        );
+    }
+
+    #[test]
+    fn whitespace_only_assistant_text_is_dropped() {
+        let lines = [
+            user("1", None, json!("Q")),
+            assistant("2", Some("1"), "m1", text(" \n")),
+            assistant("3", Some("2"), "m1", text("A")),
+        ];
+        assert_eq!(view(&lines, None)[1], a(vec![text("A")]));
+    }
+
+    #[test]
+    fn local_command_system_entries_are_user_text() {
+        let system = entry(
+            "2",
+            Some("1"),
+            json!({"type": "system", "subtype": "local_command",
+                "content": "<local-command-stdout>Set model</local-command-stdout>"}),
+        );
+        let lines = [
+            assistant("1", None, "m1", text("A")),
+            system,
+            user("3", Some("2"), json!("Go on.")),
+            assistant("4", Some("3"), "m2", text("B")),
+        ];
+        assert_eq!(
+            view(&lines, None)[1],
+            u(vec![
+                text("<local-command-stdout>Set model</local-command-stdout>\n"),
+                text("Go on.")
+            ])
+        );
+    }
+
+    #[test]
+    fn tool_references_are_kept_for_tools_the_client_has() {
+        let refs = json!([{"type": "tool_reference", "tool_name": "WebFetch"},
+            {"type": "tool_reference", "tool_name": "mcp__gone__tool"}]);
+        let gone = json!([{"type": "tool_reference", "tool_name": "mcp__gone__tool"}]);
+        let lines = [
+            assistant("1", None, "m1", use_("t", "ToolSearch", json!({}))),
+            user("2", Some("1"), json!([result("t", refs)])),
+            assistant("3", Some("2"), "m2", use_("v", "ToolSearch", json!({}))),
+            user("4", Some("3"), json!([result("v", gone)])),
+            assistant("5", Some("4"), "m3", text("ok")),
+        ];
+        let out = view(&lines, None);
+        let kept = json!([{"type": "tool_reference", "tool_name": "WebFetch"}]);
+        assert_eq!(out[1], u(vec![result("t", kept), text(TOOL_LOADED)]));
+        assert_eq!(out[3], u(vec![result("v", json!([text(TOOLS_REMOVED)]))]));
+    }
+
+    #[test]
+    fn numbers_are_sent_as_javascript_doubles() {
+        let lines = [
+            assistant(
+                "1",
+                None,
+                "m1",
+                use_("t", "Bash", json!({"n": 12345678901234567890u64})),
+            ),
+            user("2", Some("1"), json!([result("t", json!("x"))])),
+            assistant("3", Some("2"), "m2", text("ok")),
+        ];
+        let (state, sources) = super::super::testing::replayed(&lines);
+        let mut reader = SpanReader::new(&sources);
+        let view = View::new(&state, &mut reader, None).expect("a view");
+        let mut text = Vec::new();
+        view.message_text(&view.messages[0], &mut reader, &mut text)
+            .expect("text");
+        let text = String::from_utf8(text).expect("UTF-8");
+        assert!(text.contains(r#""n":12345678901234567000"#), "{text}");
+    }
+
+    #[test]
+    fn the_default_model_is_the_last_assistant_one_unless_retired() {
+        let retired = entry(
+            "2",
+            Some("1"),
+            json!({"type": "assistant", "message": {"model": RETIRED[0], "id": "m",
+                "role": "assistant", "content": [text("A")]}}),
+        );
+        let lines = [user("1", None, json!("Q")), retired];
+        let (state, sources) = super::super::testing::replayed(&lines);
+        let mut reader = SpanReader::new(&sources);
+        let view = View::new(&state, &mut reader, None).expect("a view");
+        assert_eq!(view.model, DEFAULT_MODEL);
     }
 }

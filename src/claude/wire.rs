@@ -16,7 +16,8 @@ pub(crate) fn write_js(raw: &[u8], out: &mut Vec<u8>) {
             b'-' | b'0'..=b'9' => {
                 let start = i;
                 i += 1;
-                while i < raw.len() && matches!(raw[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                while i < raw.len()
+                    && matches!(raw[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
                 {
                     i += 1;
                 }
@@ -77,7 +78,8 @@ pub(crate) fn js_number(x: f64, out: &mut Vec<u8>) {
     if x < 0.0 {
         out.push(b'-');
     }
-    let zeros = |count: i32, out: &mut Vec<u8>| out.extend(std::iter::repeat_n(b'0', count as usize));
+    let zeros =
+        |count: i32, out: &mut Vec<u8>| out.extend(std::iter::repeat_n(b'0', count as usize));
     if k <= n && n <= 21 {
         out.extend_from_slice(digits.as_bytes());
         zeros(n - k, out);
