@@ -342,9 +342,9 @@ fn within_bridge(previous: i64, time: i64) -> bool {
     previous != i64::MIN && time != i64::MIN && time.saturating_sub(previous) <= BRIDGE_NANOS
 }
 
-/// The leaf Claude Code 2.1.328 resumes: the one the last `last-prompt` entry names (or, when
-/// it names a node further up, the leaf written last below it), else the leaf written last in
-/// the file, whatever its time.
+/// The node Claude Code 2.1.328 resumes from: the leaf the last `last-prompt` entry names (or,
+/// when it names a node further up, the leaf written last below it), else the node written last
+/// in the file, whatever its time (that is a leaf, but for a later copy of a duplicate uuid).
 fn pick_leaf(
     nodes: &[Node],
     considered: &[bool],
@@ -352,7 +352,12 @@ fn pick_leaf(
     named: Option<u32>,
     step: &dyn Fn(usize) -> Step,
 ) -> Option<u32> {
-    let last = leaves.last().copied();
+    // The node written last: the later copy of a duplicate counts at its own line (dup_00: a
+    // root repeated at the end is resumed alone, though the first copy has a child).
+    let last = (0..nodes.len())
+        .filter(|&i| considered[i])
+        .max_by_key(|&i| nodes[i].line)
+        .map(|i| i as u32);
     let Some(named) = named else { return last };
     if leaves.binary_search(&named).is_ok() {
         return Some(named);
@@ -373,8 +378,8 @@ fn pick_leaf(
     }
     leaves
         .iter()
-        .rev()
-        .find(|&&l| below[l as usize])
+        .filter(|&&l| below[l as usize])
+        .max_by_key(|&&l| nodes[l as usize].line)
         .copied()
         .or(last)
 }
@@ -545,7 +550,11 @@ mod tests {
         let (state, _) = replayed(&lines);
         assert_eq!(state.duplicates, 1);
         assert_eq!(state.nodes[0].line, 3);
-        assert_eq!(history(&lines), ["a", "b"]);
+        // Written last, the copy is resumed alone (dup_00); a chain hanging off it uses it.
+        assert_eq!(history(&lines), ["a"]);
+        let mut more = lines.to_vec();
+        more.push(user("c", Some("a"), json!("after the copy")));
+        assert_eq!(history(&more), ["a", "c"]);
     }
 
     #[test]

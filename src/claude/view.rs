@@ -571,7 +571,7 @@ impl<'s> View<'s> {
                 });
             } else if prompt_joins && let Some(last) = out.last_mut() {
                 // The new prompt is another user entry of this message: the client joins it.
-                join(last);
+                join(last, BlockKind::Text);
             }
         }
         self.messages = out;
@@ -614,8 +614,10 @@ impl<'s> View<'s> {
                     }
                     last.notes.push(Note::Folded(folded));
                 } else {
-                    if item.kind != ItemKind::Attachment {
-                        join(last);
+                    if item.kind != ItemKind::Attachment
+                        && let Some(first) = item.blocks.first()
+                    {
+                        join(last, first.kind);
                     }
                     last.blocks.extend(item.blocks);
                 }
@@ -941,15 +943,18 @@ impl<'s> View<'s> {
     }
 }
 
-/// `"\n"` after the last block of a user message, when another user entry's block follows:
-/// after a text block, or after the last text part of a tool result's array content.
-fn join(m: &mut Message) {
+/// `"\n"` after the last block of a user message when another user entry's block of kind
+/// `next` follows: a text after a text, a tool result after a tool result whose array content
+/// ends in a text part (to that part). Nothing before an image or an attachment's reminder.
+fn join(m: &mut Message, next: BlockKind) {
     let Some(last) = m.blocks.last_mut() else {
         return;
     };
-    let joins = match last.kind {
-        BlockKind::Text => last.body != Body::Text(TOOL_LOADED),
-        BlockKind::ToolResult => last.body == Body::Raw && last.edits & ENDS_IN_TEXT != 0,
+    let joins = match (last.kind, next) {
+        (BlockKind::Text, BlockKind::Text) => last.body != Body::Text(TOOL_LOADED),
+        (BlockKind::ToolResult, BlockKind::ToolResult) => {
+            last.body == Body::Raw && last.edits & ENDS_IN_TEXT != 0
+        }
         _ => false,
     };
     if joins && !last.newline {
