@@ -764,7 +764,7 @@ impl<'s> View<'s> {
             if !removed.is_empty() {
                 let mut after_result = false;
                 m.blocks.retain(|b| {
-                    let keep = !(b.body == Body::Text(TOOL_LOADED) && !after_result);
+                    let keep = b.body != Body::Text(TOOL_LOADED) || after_result;
                     after_result = b.kind == BlockKind::ToolResult;
                     keep
                 });
