@@ -15,6 +15,13 @@ const DEFERRED_HEAD: &str = "The following deferred tools are now available via 
 Their schemas are NOT loaded — calling them directly will fail with InputValidationError. Use \
 ToolSearch with query \"select:<name>[,<name>...]\" to load tool schemas before calling them:";
 
+/// The head of a `task_reminder` (real_subagents_parallel_attachments_2_1_114).
+const TASK_HEAD: &str = "The task tools haven't been used recently. If you're working on tasks \
+that would benefit from tracking progress, consider using TaskCreate to add new tasks and \
+TaskUpdate to update task status (set to in_progress when starting, completed when done). Also \
+consider cleaning up the task list if it has become stale. Only use these if relevant to the \
+current work. This is just a gentle reminder - ignore if not applicable.";
+
 /// The reminder texts of one attachment (its `attachment` member), in order.
 pub(crate) fn render(attachment: &Value) -> Vec<String> {
     let field = |name: &str| attachment.get(name).and_then(Value::as_str);
@@ -77,6 +84,26 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
             )),
             _ => Vec::new(),
         },
+        "task_reminder" => {
+            let tasks: Vec<String> = attachment
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|t| {
+                    let f = |name: &str| t.get(name).and_then(Value::as_str).unwrap_or_default();
+                    format!("#{}. [{}] {}", f("id"), f("status"), f("subject"))
+                })
+                .collect();
+            // With no task the client was not seen to say anything (as for todo_reminder).
+            if tasks.is_empty() {
+                return Vec::new();
+            }
+            wrap(format!(
+                "{TASK_HEAD}\n\n\nHere are the existing tasks:\n\n{}",
+                tasks.join("\n")
+            ))
+        }
         _ => Vec::new(),
     }
 }
@@ -100,5 +127,14 @@ mod tests {
         assert!(render(&quiet).is_empty());
         let empty = serde_json::json!({"type": "todo_reminder", "content": [], "itemCount": 0});
         assert!(render(&empty).is_empty());
+        let tasks = serde_json::json!({"type": "task_reminder", "content": [
+            {"id": "1", "subject": "Plan", "status": "completed"}]});
+        assert_eq!(
+            render(&tasks),
+            [format!(
+                "<system-reminder>\n{TASK_HEAD}\n\n\nHere are the existing tasks:\n\n\
+                 #1. [completed] Plan\n</system-reminder>"
+            )]
+        );
     }
 }

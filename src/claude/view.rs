@@ -105,7 +105,8 @@ pub(crate) enum Body {
 pub(crate) const RENAME: u8 = 1;
 pub(crate) const SEND_MESSAGE: u8 = 1 << 1;
 pub(crate) const TOOL_REFS: u8 = 1 << 2;
-/// A tool result whose content is an array ending in a text part.
+/// A tool result whose content is an array ending in a text part (a reminder folded into it
+/// gives that part `"\n"` first).
 const ENDS_IN_TEXT: u8 = 1 << 3;
 
 /// Where a block of the view comes from, and what the rules do to it.
@@ -944,19 +945,15 @@ impl<'s> View<'s> {
 }
 
 /// `"\n"` after the last block of a user message when another user entry's block of kind
-/// `next` follows: a text after a text, a tool result after a tool result whose array content
-/// ends in a text part (to that part). Nothing before an image or an attachment's reminder.
+/// `next` follows: only a text after a text. Nothing before an image, a tool result or an
+/// attachment's reminder, nothing after a tool result (real_subagents…2_1_114 message 10).
 fn join(m: &mut Message, next: BlockKind) {
     let Some(last) = m.blocks.last_mut() else {
         return;
     };
-    let joins = match (last.kind, next) {
-        (BlockKind::Text, BlockKind::Text) => last.body != Body::Text(TOOL_LOADED),
-        (BlockKind::ToolResult, BlockKind::ToolResult) => {
-            last.body == Body::Raw && last.edits & ENDS_IN_TEXT != 0
-        }
-        _ => false,
-    };
+    let joins = last.kind == BlockKind::Text
+        && next == BlockKind::Text
+        && last.body != Body::Text(TOOL_LOADED);
     if joins && !last.newline {
         last.newline = true;
         match m.notes.iter_mut().find(|n| matches!(n, Note::Joined(_))) {
