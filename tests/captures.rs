@@ -24,14 +24,6 @@ const CLIENTS: [(&str, &str); 2] = [
 /// fails when one of them starts to agree, so that the list only ever shrinks.
 const NOT_YET: &[(&str, &str)] = &[
     (
-        "claude/real_slash_commands_mcp_summary_2_1_12",
-        "SPEC §11.3: Claude Code 2.1.328's message rules",
-    ),
-    (
-        "claude/real_subagents_parallel_attachments_2_1_114",
-        "SPEC §11.3: Claude Code 2.1.328's message rules",
-    ),
-    (
         "codex/compaction_replacement",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),

@@ -613,7 +613,7 @@ impl<'s> View<'s> {
                     if result.edits & ENDS_IN_TEXT != 0 {
                         result.newline = true;
                     }
-                    last.notes.push(Note::Folded(folded));
+                    add_note(&mut last.notes, Note::Folded(folded));
                 } else {
                     if item.kind != ItemKind::Attachment
                         && let Some(first) = item.blocks.first()
@@ -623,7 +623,7 @@ impl<'s> View<'s> {
                     last.blocks.extend(item.blocks);
                 }
                 last.nodes.push(item.node);
-                last.notes.extend(notes);
+                notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
             }
             (Role::Assistant, Some(last))
                 if last.role == Role::Assistant
@@ -632,7 +632,7 @@ impl<'s> View<'s> {
             {
                 last.blocks.extend(item.blocks);
                 last.nodes.push(item.node);
-                last.notes.extend(notes);
+                notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
             }
             _ => messages.push(Message {
                 role: item.role,
@@ -961,6 +961,23 @@ fn join(m: &mut Message, next: BlockKind) {
             _ => m.notes.push(Note::Joined(1)),
         }
     }
+}
+
+/// Adds a note to a message's, counting into one of its kind already there.
+fn add_note(notes: &mut Vec<Note>, note: Note) {
+    for n in notes.iter_mut() {
+        match (n, &note) {
+            (Note::Folded(a), Note::Folded(b))
+            | (Note::Renamed(a), Note::Renamed(b))
+            | (Note::SendMessage(a), Note::SendMessage(b))
+            | (Note::ToolRefs(a), Note::ToolRefs(b)) => {
+                *a += b;
+                return;
+            }
+            _ => {}
+        }
+    }
+    notes.push(note);
 }
 
 fn count(blocks: &[Block], edit: u8) -> u32 {
