@@ -1,7 +1,9 @@
-//! The resume chain of a Claude Code session (SPEC §10): entries with a uuid form a tree by
-//! `parentUuid`; resume starts at the leaf with the latest time and walks back to a root, a
-//! compaction boundary, a parent that is not there, or a cycle. The history is that chain, root
-//! first, with the entries of each API response and the sibling tool results put back together.
+//! The resume chain of a Claude Code session, as Claude Code 2.1.328 walks it: entries with a
+//! uuid form a tree by `parentUuid` (a later copy of a uuid replacing the first); resume starts
+//! at the leaf `last-prompt` names, else at the entry written last, and walks back — through
+//! sidechain entries, across a dangling parent to the entry written at most 5 s before — to a
+//! root, a compaction boundary or a cycle. The history is that chain, root first, with the
+//! entries of each API response and the sibling tool results put back together.
 
 use super::entry::{Entry, Kind};
 use crate::findings::Findings;
