@@ -98,7 +98,11 @@ impl Session {
             }
             State::Claude(state) => {
                 let mut reader = source::SpanReader::new(&self.sources);
-                AnyView::Claude(claude::view::View::new(state, &mut reader)?)
+                AnyView::Claude(claude::view::View::new(
+                    state,
+                    &mut reader,
+                    settings.model.as_deref(),
+                )?)
             }
         })
     }

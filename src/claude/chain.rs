@@ -1,7 +1,9 @@
-//! The resume chain of a Claude Code session (SPEC §10): entries with a uuid form a tree by
-//! `parentUuid`; resume starts at the leaf with the latest time and walks back to a root, a
-//! compaction boundary, a parent that is not there, or a cycle. The history is that chain, root
-//! first, with the entries of each API response and the sibling tool results put back together.
+//! The resume chain of a Claude Code session, as Claude Code 2.1.328 walks it: entries with a
+//! uuid form a tree by `parentUuid` (a later copy of a uuid replacing the first); resume starts
+//! at the leaf `last-prompt` names, else at the entry written last, and walks back — through
+//! sidechain entries, across a dangling parent to the entry written at most 5 s before — to a
+//! root, a compaction boundary or a cycle. The history is that chain, root first, with the
+//! entries of each API response and the sibling tool results put back together.
 
 use super::entry::{Entry, Kind};
 use crate::findings::Findings;
@@ -84,6 +86,8 @@ pub(crate) struct State {
     pub leaf: Option<Leaf>,
     pub other_leaves: Vec<Leaf>,
     pub breaks: Vec<Break>,
+    /// The uuid the last `last-prompt` entry names as its `leafUuid`.
+    pub last_prompt_leaf: Option<u32>,
 }
 
 impl State {
@@ -96,6 +100,15 @@ impl State {
                  every entry is a sidechain entry, a subagent's transcript"
                     .into(),
             );
+        }
+        if let Some(leaf) = self.leaf
+            && self.nodes[leaf.node as usize].time == i64::MIN
+        {
+            return Some(format!(
+                "Claude Code does not resume it (\"No conversation found with session ID\"): \
+                 the entry it would resume from (line {}) has no readable timestamp",
+                self.nodes[leaf.node as usize].line
+            ));
         }
         None
     }
@@ -147,28 +160,24 @@ impl pipeline::Fold for Fold {
             let seconds = time.div_euclid(1_000_000_000);
             state.started = Some((String::from_utf8_lossy(&text).into(), seconds));
         }
+        if let Some(leaf) = entry.leaf_uuid.and_then(|s| decoded(chunk, s)) {
+            state.last_prompt_leaf = Some(state.uuids.intern(&leaf));
+        }
         let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
             return;
         };
+
         let uuid = state.uuids.intern(&uuid);
         let parent = match entry.parent.and_then(|s| decoded(chunk, s)) {
             Some(parent) => state.uuids.intern(&parent),
             None => NONE,
         };
         self.node_of.resize(state.uuids.len(), NONE);
-        if self.node_of[uuid as usize] != NONE {
-            state.duplicates += 1;
-            if state.duplicate_uuids.len() < NAMED {
-                state.duplicate_uuids.push(uuid);
-            }
-            return;
-        }
         let message_id = match entry.message_id.and_then(|s| decoded(chunk, s)) {
             Some(id) => state.message_ids.intern(&id),
             None => NONE,
         };
-        self.node_of[uuid as usize] = state.nodes.len() as u32;
-        state.nodes.push(Node {
+        let node = Node {
             span: Span {
                 at: line.at,
                 len: line.len as u32,
@@ -180,8 +189,33 @@ impl pipeline::Fold for Fold {
             time: entry.time.unwrap_or(i64::MIN),
             kind: entry.kind,
             flags: entry.flags,
-        });
+        };
+        // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
+        // keeps its entries in a map by uuid: the last write wins, the first place stays).
+        let existing = self.node_of[uuid as usize];
+        if existing != NONE {
+            state.duplicates += 1;
+            if state.duplicate_uuids.len() < NAMED {
+                state.duplicate_uuids.push(uuid);
+            }
+            state.nodes[existing as usize] = node;
+            return;
+        }
+        self.node_of[uuid as usize] = state.nodes.len() as u32;
+        state.nodes.push(node);
     }
+}
+
+/// Where the walk goes from a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A root or a compaction boundary: the walk ends.
+    Root,
+    /// The node its `parentUuid` names (a sidechain entry too: the client walks through them).
+    Parent(u32),
+    /// Its `parentUuid` names no entry: the client goes on at the node written just before it
+    /// when that one was written at most 5 s earlier ([`BRIDGE_NANOS`]); else the walk ends.
+    Dangling(Option<u32>),
 }
 
 impl Fold {
@@ -191,6 +225,7 @@ impl Fold {
         let nodes = std::mem::take(&mut state.nodes);
         let sidechain = nodes.iter().filter(|n| n.has(Entry::SIDECHAIN)).count();
         state.subagent = !nodes.is_empty() && sidechain == nodes.len();
+        // The nodes that can be leaves: a main session's sidechain entries are not.
         let considered: Vec<bool> = nodes
             .iter()
             .map(|n| state.subagent || !n.has(Entry::SIDECHAIN))
@@ -198,18 +233,30 @@ impl Fold {
         if !state.subagent {
             state.sidechain_entries = sidechain as u64;
         }
-        // The node a node's walk goes on to, if it is considered; compaction boundaries have none.
-        let parent_of = |i: usize| -> Option<u32> {
+        let step = |i: usize| -> Step {
             let n = &nodes[i];
             if n.has(Entry::BOUNDARY) || n.parent == NONE {
-                return None;
+                return Step::Root;
             }
-            let p = *node_of.get(n.parent as usize)?;
-            (p != NONE && considered[p as usize]).then_some(p)
+            match node_of.get(n.parent as usize) {
+                Some(&p) if p != NONE => Step::Parent(p),
+                _ => Step::Dangling(
+                    i.checked_sub(1)
+                        .filter(|&p| within_bridge(nodes[p].time, n.time))
+                        .map(|p| p as u32),
+                ),
+            }
         };
+        let next = |i: usize| -> Option<u32> {
+            match step(i) {
+                Step::Root | Step::Dangling(None) => None,
+                Step::Parent(p) | Step::Dangling(Some(p)) => Some(p),
+            }
+        };
+        // A leaf is a node no considered node names as its parent.
         let mut has_child = vec![false; nodes.len()];
         for i in (0..nodes.len()).filter(|&i| considered[i]) {
-            if let Some(p) = parent_of(i) {
+            if let Step::Parent(p) = step(i) {
                 has_child[p as usize] = true;
             }
         }
@@ -220,51 +267,60 @@ impl Fold {
         state.compactions = (0..nodes.len())
             .filter(|&i| considered[i] && nodes[i].has(Entry::BOUNDARY))
             .count() as u64;
-        // The latest time, ties to the later line (nodes are in line order).
-        let Some(&leaf) = leaves.iter().max_by_key(|&&i| (nodes[i as usize].time, i)) else {
+        let named = state
+            .last_prompt_leaf
+            .and_then(|u| node_of.get(u as usize).copied())
+            .filter(|&n| n != NONE && considered[n as usize]);
+        let Some(leaf) = pick_leaf(&nodes, &considered, &leaves, named, &step) else {
             state.nodes = nodes;
             return state;
         };
-        let walk = |start: u32, breaks: &mut Vec<Break>| -> Vec<u32> {
+        let walk = |start: u32, breaks: &mut Vec<Break>, seen: &mut Vec<bool>| -> Vec<u32> {
             let mut chain = vec![start];
-            let mut seen = std::collections::HashSet::new();
-            seen.insert(start);
+            seen[start as usize] = true;
             let mut at = start as usize;
             loop {
-                let n = &nodes[at];
-                if n.has(Entry::BOUNDARY) || n.parent == NONE {
-                    break;
-                }
-                let Some(p) = parent_of(at) else {
-                    breaks.push(Break::Dangling { node: at as u32 });
-                    break;
+                let p = match step(at) {
+                    Step::Root => break,
+                    Step::Parent(p) => p,
+                    Step::Dangling(previous) => {
+                        breaks.push(Break::Dangling { node: at as u32 });
+                        match previous {
+                            Some(p) => p,
+                            None => break,
+                        }
+                    }
                 };
-                if !seen.insert(p) {
+                if std::mem::replace(&mut seen[p as usize], true) {
                     breaks.push(Break::Cycle { node: at as u32 });
                     break;
                 }
                 chain.push(p);
                 at = p as usize;
             }
+            for &n in &chain {
+                seen[n as usize] = false;
+            }
             chain
         };
+        let mut seen = vec![false; nodes.len()];
         let mut breaks = Vec::new();
-        let mut chain = walk(leaf, &mut breaks);
+        let mut chain = walk(leaf, &mut breaks, &mut seen);
         chain.reverse();
-        let lengths = walk_lengths(&nodes, &considered, &parent_of);
+        let lengths = walk_lengths(&nodes, &considered, &next);
         let other_leaves = leaves
             .iter()
             .filter(|&&l| l != leaf)
             .map(|&l| Leaf {
                 node: l,
                 chain: match lengths[l as usize] {
-                    0 => walk(l, &mut Vec::new()).len() as u64,
+                    0 => walk(l, &mut Vec::new(), &mut seen).len() as u64,
                     known => known,
                 },
             })
             .collect();
         let ids = state.message_ids.len();
-        let history = history(&nodes, &considered, &node_of, ids, &chain);
+        let history = history(&nodes, &node_of, ids, &chain);
         state.nodes = nodes;
         state.chain = chain.len() as u64;
         state.leaf = Some(Leaf {
@@ -276,6 +332,58 @@ impl Fold {
         state.history = history;
         state
     }
+}
+
+/// How far apart an entry with a dangling parent and the entry written before it may be for
+/// Claude Code 2.1.328 to go on there: measured, 5.0 s goes on, 5.1 s ends the walk.
+const BRIDGE_NANOS: i64 = 5_000_000_000;
+
+/// Whether an entry at `time` whose parent is missing goes on at an entry written before it
+/// at `previous`.
+fn within_bridge(previous: i64, time: i64) -> bool {
+    previous != i64::MIN && time != i64::MIN && time.saturating_sub(previous) <= BRIDGE_NANOS
+}
+
+/// The node Claude Code 2.1.328 resumes from: the leaf the last `last-prompt` entry names (or,
+/// when it names a node further up, the leaf written last below it), else the node written last
+/// in the file, whatever its time (that is a leaf, but for a later copy of a duplicate uuid).
+fn pick_leaf(
+    nodes: &[Node],
+    considered: &[bool],
+    leaves: &[u32],
+    named: Option<u32>,
+    step: &dyn Fn(usize) -> Step,
+) -> Option<u32> {
+    // The node written last: the later copy of a duplicate counts at its own line (dup_00: a
+    // root repeated at the end is resumed alone, though the first copy has a child).
+    let last = (0..nodes.len())
+        .filter(|&i| considered[i])
+        .max_by_key(|&i| nodes[i].line)
+        .map(|i| i as u32);
+    let Some(named) = named else { return last };
+    if leaves.binary_search(&named).is_ok() {
+        return Some(named);
+    }
+    // The leaves below `named`: its descendants, found from the child links in one pass.
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
+    for i in (0..nodes.len()).filter(|&i| considered[i]) {
+        if let Step::Parent(p) = step(i) {
+            children[p as usize].push(i as u32);
+        }
+    }
+    let mut below = vec![false; nodes.len()];
+    let mut stack = vec![named];
+    while let Some(n) = stack.pop() {
+        if !std::mem::replace(&mut below[n as usize], true) {
+            stack.extend(&children[n as usize]);
+        }
+    }
+    leaves
+        .iter()
+        .filter(|&&l| below[l as usize])
+        .max_by_key(|&&l| nodes[l as usize].line)
+        .copied()
+        .or(last)
 }
 
 /// The length of each node's walk back, shared along common stems: each stem is walked once,
@@ -327,23 +435,17 @@ fn walk_lengths(
 /// The history: the chain, root first, where each API response (assistant entries sharing a
 /// `message.id`) comes whole at its first entry on the chain, followed by the entries holding
 /// only the results of its tool calls (SPEC §10).
-fn history(
-    nodes: &[Node],
-    considered: &[bool],
-    node_of: &[u32],
-    message_ids: usize,
-    chain: &[u32],
-) -> Vec<u32> {
+fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -> Vec<u32> {
     // Assistant nodes by message id, in line order.
     let mut by_message: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| considered[i] && nodes[i].kind == Kind::Assistant)
+        .filter(|&i| nodes[i].kind == Kind::Assistant)
         .filter(|&i| nodes[i].message_id != NONE)
         .map(|i| (nodes[i].message_id, i as u32))
         .collect();
     by_message.sort_unstable();
     // Results-only user nodes by their parent node, in line order.
     let mut by_parent: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| considered[i] && nodes[i].has(Entry::RESULTS_ONLY))
+        .filter(|&i| nodes[i].has(Entry::RESULTS_ONLY))
         .filter_map(|i| {
             let p = *node_of.get(nodes[i].parent as usize)?;
             (p != NONE).then_some((p, i as u32))
@@ -384,4 +486,134 @@ fn history(
         }
     }
     history
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{entry, replayed, user};
+    use serde_json::json;
+
+    /// The uuids of the history, in order.
+    fn history(lines: &[String]) -> Vec<String> {
+        let (state, _) = replayed(lines);
+        state
+            .history
+            .iter()
+            .map(|&n| {
+                String::from_utf8_lossy(state.uuids.get(state.nodes[n as usize].uuid)).into_owned()
+            })
+            .collect()
+    }
+
+    fn at(uuid: &str, parent: Option<&str>, time: &str) -> String {
+        entry(
+            uuid,
+            parent,
+            json!({"type": "user", "timestamp": time,
+                "message": {"role": "user", "content": uuid}}),
+        )
+    }
+
+    #[test]
+    fn the_leaf_written_last_wins_over_the_latest_time() {
+        let lines = [
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b1", Some("a"), "2026-03-02T10:05:00Z"),
+            at("b2", Some("a"), "2026-03-02T10:01:00Z"),
+        ];
+        assert_eq!(history(&lines), ["a", "b2"]);
+    }
+
+    #[test]
+    fn last_prompt_names_the_leaf() {
+        let mut lines = vec![
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b1", Some("a"), "2026-03-02T10:01:00Z"),
+            json!({"type": "last-prompt", "leafUuid": "b1", "sessionId": "s"}).to_string(),
+            at("b2", Some("a"), "2026-03-02T10:02:00Z"),
+        ];
+        assert_eq!(history(&lines), ["a", "b1"]);
+        // A uuid that is no node is ignored; a node above the leaves picks the leaf below it.
+        lines[2] = json!({"type": "last-prompt", "leafUuid": "gone"}).to_string();
+        assert_eq!(history(&lines), ["a", "b2"]);
+        lines.push(at("c", Some("b1"), "2026-03-02T10:03:00Z"));
+        lines.push(at("d", Some("a"), "2026-03-02T10:04:00Z"));
+        lines[2] = json!({"type": "last-prompt", "leafUuid": "b1"}).to_string();
+        assert_eq!(history(&lines), ["a", "b1", "c"]);
+    }
+
+    #[test]
+    fn a_later_duplicate_replaces_the_first_in_its_place() {
+        let lines = [
+            user("a", None, json!("first copy")),
+            user("b", Some("a"), json!("next")),
+            user("a", None, json!("second copy")),
+        ];
+        let (state, _) = replayed(&lines);
+        assert_eq!(state.duplicates, 1);
+        assert_eq!(state.nodes[0].line, 3);
+        // Written last, the copy is resumed alone (dup_00); a chain hanging off it uses it.
+        assert_eq!(history(&lines), ["a"]);
+        let mut more = lines.to_vec();
+        more.push(user("c", Some("a"), json!("after the copy")));
+        assert_eq!(history(&more), ["a", "c"]);
+    }
+
+    #[test]
+    fn a_dangling_parent_goes_on_at_the_entry_just_before_within_five_seconds() {
+        let near = [
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b", Some("a"), "2026-03-02T10:00:01Z"),
+            at("c", Some("missing"), "2026-03-02T10:00:06Z"),
+        ];
+        assert_eq!(history(&near), ["a", "b", "c"]);
+        let far = [
+            at("a", None, "2026-03-02T10:00:00Z"),
+            at("b", Some("a"), "2026-03-02T10:00:01Z"),
+            at("c", Some("missing"), "2026-03-02T10:00:06.100Z"),
+        ];
+        assert_eq!(history(&far), ["c"]);
+        let (state, _) = replayed(&far);
+        assert_eq!(state.breaks.len(), 1);
+    }
+
+    #[test]
+    fn a_cycle_ends_the_walk() {
+        let lines = [
+            at("x", Some("y"), "2026-03-02T10:00:00Z"),
+            at("y", Some("x"), "2026-03-02T10:00:01Z"),
+            at("z", Some("y"), "2026-03-02T10:00:02Z"),
+        ];
+        assert_eq!(history(&lines), ["x", "y", "z"]);
+        let (state, _) = replayed(&lines);
+        assert!(matches!(state.breaks[..], [super::Break::Cycle { .. }]));
+    }
+
+    #[test]
+    fn the_walk_goes_through_sidechain_entries() {
+        let side = entry(
+            "s",
+            Some("a"),
+            json!({"type": "user", "isSidechain": true,
+                "message": {"role": "user", "content": "side"}}),
+        );
+        let lines = [
+            user("a", None, json!("main")),
+            side,
+            user("b", Some("s"), json!("back on main")),
+        ];
+        assert_eq!(history(&lines), ["a", "s", "b"]);
+    }
+
+    #[test]
+    fn a_leaf_without_a_timestamp_is_not_resumed() {
+        let mut last: serde_json::Value =
+            serde_json::from_str(&user("b", Some("a"), json!("x"))).expect("JSON");
+        last.as_object_mut().expect("object").remove("timestamp");
+        let lines = [user("a", None, json!("y")), last.to_string()];
+        let (state, _) = replayed(&lines);
+        assert!(state.not_resumable().is_some());
+        let (state, _) = replayed(&lines[..1]);
+        assert_eq!(state.not_resumable(), None);
+    }
 }

@@ -70,6 +70,8 @@ pub(crate) struct Entry {
     pub timestamp: Option<Span>,
     /// `timestamp` in nanoseconds since 1970 (UTC), when it reads as an ISO 8601 time.
     pub time: Option<i64>,
+    /// The raw `leafUuid` string of a `last-prompt` entry: the leaf the client last used.
+    pub leaf_uuid: Option<Span>,
     pub flags: u8,
 }
 
@@ -82,6 +84,12 @@ impl Entry {
     pub const RESULTS_ONLY: u8 = 1 << 2;
     /// A `user` or `assistant` entry with an object `message`: a message of the prompt view.
     pub const MESSAGE: u8 = 1 << 3;
+    /// `isMeta: true` (a caveat or an expansion the client wrote, sent like any user entry).
+    pub const META: u8 = 1 << 4;
+    /// `isApiErrorMessage: true`: an assistant entry the client made of an API error; never sent.
+    pub const API_ERROR: u8 = 1 << 5;
+    /// A `system` entry with `subtype` `local_command`: sent as a user message of its `content`.
+    pub const LOCAL_COMMAND: u8 = 1 << 6;
 }
 
 /// The classifier; Claude Code files have one spelling.
@@ -108,6 +116,9 @@ struct Members {
     timestamp: Option<Range<usize>>,
     subtype: Option<Range<usize>>,
     message: Option<Range<usize>>,
+    meta: Option<Range<usize>>,
+    api_error: Option<Range<usize>>,
+    leaf_uuid: Option<Range<usize>>,
 }
 
 fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
@@ -133,6 +144,9 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
             "timestamp" => &mut m.timestamp,
             "subtype" => &mut m.subtype,
             "message" => &mut m.message,
+            "isMeta" => &mut m.meta,
+            "isApiErrorMessage" => &mut m.api_error,
+            "leafUuid" => &mut m.leaf_uuid,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
@@ -163,18 +177,27 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
         cwd: string_span(&m.cwd),
         timestamp: string_span(&m.timestamp),
         time: json::string_at(text, &m.timestamp).and_then(|t| parse_time(&t)),
+        leaf_uuid: (&*type_name == "last-prompt")
+            .then(|| string_span(&m.leaf_uuid))
+            .flatten(),
         flags: 0,
     };
-    if m.sidechain
-        .as_ref()
-        .is_some_and(|r| &text[r.clone()] == "true")
-    {
+    let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
+    if is_true(&m.sidechain) {
         entry.flags |= Entry::SIDECHAIN;
     }
-    if kind == Kind::System
-        && json::string_at(text, &m.subtype).as_deref() == Some("compact_boundary")
-    {
-        entry.flags |= Entry::BOUNDARY;
+    if is_true(&m.meta) {
+        entry.flags |= Entry::META;
+    }
+    if kind == Kind::Assistant && is_true(&m.api_error) {
+        entry.flags |= Entry::API_ERROR;
+    }
+    if kind == Kind::System {
+        match json::string_at(text, &m.subtype).as_deref() {
+            Some("compact_boundary") => entry.flags |= Entry::BOUNDARY,
+            Some("local_command") => entry.flags |= Entry::LOCAL_COMMAND,
+            _ => {}
+        }
     }
     if matches!(kind, Kind::User | Kind::Assistant) {
         let message = m
@@ -225,6 +248,8 @@ pub(crate) enum BlockKind {
     Text,
     ToolUse,
     ToolResult,
+    /// `thinking` or `redacted_thinking`: sent only to the model that wrote it.
+    Thinking,
     Other,
 }
 
@@ -286,6 +311,7 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
             Some("tool_use") => (BlockKind::ToolUse, is_string(&id)),
             Some("tool_result") => (BlockKind::ToolResult, tool_use_id),
             Some("text") => (BlockKind::Text, None),
+            Some("thinking" | "redacted_thinking") => (BlockKind::Thinking, None),
             _ => (BlockKind::Other, None),
         };
         found.push(Block {

@@ -1,35 +1,147 @@
-//! The Claude Code prompt view (SPEC §10): the Messages API `messages` the history becomes —
-//! assistant entries of one response merged, consecutive user entries merged, every block printed
-//! as the log has it — with the three repairs that make the API accept it: a missing
-//! `tool_result` inserted, an orphan one removed, results moved before the other blocks.
+//! The Claude Code prompt view: the Messages API `messages` Claude Code 2.1.328 sends when it
+//! resumes the history (SPEC §10, as §11.3 and docs/dialects.md correct it). The plan is made
+//! from block headers, read once, in a few linear steps:
 //!
-//! The plan is made from block headers, read once; blocks are read again as they are printed.
+//! 1. entries become items: user and assistant messages, `attachment` reminders, `local_command`
+//!    system entries as user text; empty assistant text, thinking of another model and
+//!    `isApiErrorMessage` replies go;
+//! 2. a `tool_use` with no result anywhere goes (per entry), unless it ends the history;
+//! 3. attachments move up to the last assistant message or tool-result message before them;
+//! 4. items merge into messages (user entries joined with `"\n"`, reminders folded into a
+//!    tool result);
+//! 5. results are paired with their calls: a late one gets Claude Code's "missing" result and
+//!    the late result is an orphan; an orphan leaves `(no content)` (or, first, `[Orphaned …]`);
+//! 6. the end: an unanswered call gets the "interrupted" result, and a history that ends in a
+//!    user message gets "No response requested." (not after `/exit` or a dropped API error).
+//!
+//! Blocks are read again as they are printed; only a block a rule changes is decoded and
+//! re-encoded, and every block's numbers are printed as JavaScript prints them (`wire`).
 
 use std::io;
 
-use super::chain::{NONE, Node, State};
+use serde_json::Value;
+
+use super::attach;
+use super::chain::{NONE, State};
 use super::entry::{self, BlockKind, Entry, Kind};
+use super::wire;
 use super::words;
 use crate::intern::Strings;
 use crate::json;
 use crate::source::SpanReader;
-use crate::text::plural;
-use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape, Sign};
+use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape};
 
-/// What Claude Code itself puts in a result that went missing.
+/// What Claude Code puts in a result that comes later than the next message.
 pub(crate) const MISSING_RESULT: &str = "[Tool result missing due to internal error]";
+/// What Claude Code 2.1.328 puts in the result of a call the history ends with.
+pub(crate) const INTERRUPTED_RESULT: &str = "[Tool call interrupted: the session ended before \
+this call's result was recorded, so its outcome is unknown. Check whether it took effect before \
+relying on it or running it again.]";
+/// The assistant message after a history that ends in a user message.
+pub(crate) const NO_RESPONSE: &str = "No response requested.";
+/// A user message left with no block, anywhere but first.
+pub(crate) const NO_CONTENT: &str = "(no content)";
+/// A first user message left with no block.
+pub(crate) const ORPHANED: &str = "[Orphaned tool result removed due to conversation resume]";
+/// After a tool result that loads tools the client has.
+pub(crate) const TOOL_LOADED: &str = "Tool loaded.";
+/// A tool result whose every part was a reference to a tool the client does not have.
+pub(crate) const TOOLS_REMOVED: &str = "[Tool references removed - tools no longer available]";
 
-/// Where a block of the view comes from.
+/// The model `claude -p --resume` uses when the transcript's model is retired (and when the
+/// transcript has no assistant entry).
+pub(crate) const DEFAULT_MODEL: &str = "claude-opus-5-5";
+/// Models Claude Code 2.1.328 was seen to call retired ("could not be restored (retired)").
+pub(crate) const RETIRED: &[&str] = &["claude-sonnet-4-20250514"];
+/// The tools Claude Code 2.1.328 has with no settings and no MCP server: the request's `tools`
+/// and its deferred list (captured in the live check, tool_reference_*). A `tool_reference` to
+/// any other tool is removed.
+pub(crate) const CLIENT_TOOLS: &[&str] = &[
+    "Agent",
+    "Bash",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "DeferredToolPlaceholder",
+    "Edit",
+    "EnterWorktree",
+    "ExitWorktree",
+    "ListAgents",
+    "Monitor",
+    "NotebookEdit",
+    "Read",
+    "ReportFindings",
+    "ScheduleWakeup",
+    "SendMessage",
+    "Skill",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskStop",
+    "TaskUpdate",
+    "ToolSearch",
+    "WebFetch",
+    "WebSearch",
+    "Workflow",
+    "Write",
+];
+
+/// What a block of the view is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Body {
+    /// Block `index` of its node's content, as the log has it.
+    Raw,
+    /// A result for the tool use at `node`/`index` that was answered too late.
+    Missing,
+    /// A result for the tool use at `node`/`index` the history ends with.
+    Interrupted,
+    /// A text block of Claude Code's own words.
+    Text(&'static str),
+    /// A text block of `View::texts[i]` (a rendered attachment, a local command).
+    Owned(u32),
+}
+
+/// Edits of a `Raw` block.
+pub(crate) const RENAME: u8 = 1;
+pub(crate) const SEND_MESSAGE: u8 = 1 << 1;
+pub(crate) const TOOL_REFS: u8 = 1 << 2;
+/// A tool result whose content is an array ending in a text part (a reminder folded into it
+/// gives that part `"\n"` first).
+const ENDS_IN_TEXT: u8 = 1 << 3;
+
+/// Where a block of the view comes from, and what the rules do to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Block {
-    /// The history node and the block's index in its content (a string content is block 0).
     pub node: u32,
     pub index: u32,
     pub kind: BlockKind,
     /// The interned id it carries (`NONE` when it carries no string id).
     pub id: u32,
-    /// A synthetic result answering the tool use at `node`/`index`.
-    pub synthetic: bool,
+    pub body: Body,
+    /// `"\n"` appended to its text (to a tool result's last text part): another entry follows.
+    pub newline: bool,
+    pub edits: u8,
+    /// Reminders (`View::texts` indices) folded into this tool result.
+    pub folded: Vec<u32>,
+}
+
+impl Block {
+    fn new(node: u32, index: u32, kind: BlockKind, id: u32, body: Body) -> Block {
+        Block {
+            node,
+            index,
+            kind,
+            id,
+            body,
+            newline: false,
+            edits: 0,
+            folded: Vec::new(),
+        }
+    }
+
+    fn text(node: u32, body: Body) -> Block {
+        Block::new(node, 0, BlockKind::Text, NONE, body)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,39 +159,76 @@ impl Role {
     }
 }
 
-/// One message of the view, with what the repairs did to it.
+/// What a rule did to one message, for the diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Note {
+    /// Results given Claude Code's "missing" text (ids).
+    Missing(Vec<u32>),
+    /// Results given the "interrupted" text (ids).
+    Interrupted(Vec<u32>),
+    /// Orphan results removed (ids).
+    Orphans(Vec<u32>),
+    /// Left with no block: sent as this text.
+    Placeholder(&'static str),
+    /// Text blocks given `"\n"` where entries were joined.
+    Joined(u32),
+    /// Reminders folded into a tool result.
+    Folded(u32),
+    /// `Task` calls sent as `Agent`.
+    Renamed(u32),
+    /// `SendMessage` inputs without their legacy members.
+    SendMessage(u32),
+    /// Tool results whose references to tools the client lacks were removed.
+    ToolRefs(u32),
+}
+
+/// One message of the view.
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
     pub role: Role,
     message_id: u32,
     pub blocks: Vec<Block>,
-    /// The history nodes it was merged from.
+    /// The history nodes it was made from.
     pub nodes: Vec<u32>,
-    /// Made by the repairs, to hold missing results.
+    /// Made by the rules: nothing in the log stands for it.
     pub inserted: bool,
-    /// Ids of the synthetic results it got.
-    pub added: Vec<u32>,
-    /// Ids of the orphan results removed from it (`NONE` for one with no string id).
-    pub removed: Vec<u32>,
-    /// Left with no block, and removed.
-    pub dropped: bool,
-    /// Its results were moved before its other blocks.
-    pub reordered: bool,
+    pub notes: Vec<Note>,
 }
 
-/// The view of a Claude Code history: the messages, repaired.
+/// Something of the history the view leaves out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Dropped {
+    /// A tool use with no result anywhere, not at the end (its id).
+    Unanswered { node: u32, id: u32 },
+    /// Thinking written by another model than the resuming one.
+    Thinking { node: u32 },
+    /// An assistant text of only whitespace.
+    Blank { node: u32 },
+    /// An `isApiErrorMessage` reply.
+    ApiError { node: u32 },
+}
+
+/// The view of a Claude Code history.
 pub(crate) struct View<'s> {
     pub state: &'s State,
     pub messages: Vec<Message>,
     /// Tool use ids, interned for comparing.
     pub ids: Strings,
-    /// Ids of tool uses given a synthetic result, in order; of orphan results removed.
+    /// Texts of `Body::Owned` blocks.
+    pub texts: Vec<Box<str>>,
+    /// Ids of tool uses given a synthetic result (missing or interrupted), in order.
     pub missing: Vec<u32>,
+    /// Ids of orphan results removed.
     pub orphans: Vec<u32>,
+    pub dropped: Vec<Dropped>,
+    /// The model the view is for (the resuming model).
+    pub model: String,
     /// The history node of the message left open at the end (SPEC §10 `incomplete_turn`).
     pub incomplete: Option<u32>,
-    /// Messages before the repairs.
+    /// Messages of the history before the rules (entries merged as they stand).
     pub history_messages: u64,
+    /// For each id, whether it is a tool use of the response the history ends with.
+    trailing: Vec<bool>,
 }
 
 /// The text of a node's entry and its message's blocks.
@@ -94,8 +243,7 @@ fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Rea
     if !(text.starts_with('{') && text.ends_with('}')) {
         return Err(crate::source::changed());
     }
-    let content = content_of(&text);
-    let blocks = content
+    let blocks = content_of(&text)
         .map(|r| entry::blocks(&text, &r))
         .unwrap_or_default();
     Ok(Read { text, blocks })
@@ -120,212 +268,522 @@ const LOCAL: [&str; 8] = [
     "<bash-stderr>",
 ];
 
+/// Which part of a local command a user entry is (for the `/exit` ending).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Local {
+    None,
+    /// The `isMeta` `<local-command-caveat>` entry.
+    Caveat,
+    Command,
+    Output,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ItemKind {
+    Message,
+    Attachment,
+    ApiError,
+}
+
+/// One history entry that can reach the view.
+#[derive(Debug, Clone)]
+struct Item {
+    role: Role,
+    kind: ItemKind,
+    node: u32,
+    message_id: u32,
+    /// The assistant entry's `message.model` (index into `models`).
+    model: u32,
+    blocks: Vec<Block>,
+    local: Local,
+    /// A user entry with a block that is neither a result nor local-command text.
+    prompt: bool,
+}
+
+impl Item {
+    fn has_results(&self) -> bool {
+        self.blocks.iter().any(|b| b.kind == BlockKind::ToolResult)
+    }
+}
+
 impl<'s> View<'s> {
-    /// Reads the history's messages and plans the repairs.
-    pub fn new(state: &'s State, reader: &mut SpanReader<'_>) -> io::Result<View<'s>> {
-        let mut ids = Strings::default();
-        let mut prompt_blocks: Vec<bool> = Vec::new();
-        let mut messages: Vec<Message> = Vec::new();
-        for &node in &state.history {
-            let n: &Node = &state.nodes[node as usize];
-            if !n.has(Entry::MESSAGE) {
-                continue;
-            }
-            let read = read(state, node, reader)?;
-            let role = if n.kind == Kind::User {
-                Role::User
-            } else {
-                Role::Assistant
-            };
-            let mut blocks = Vec::with_capacity(read.blocks.len());
-            let mut prompt = false;
-            for (index, b) in read.blocks.iter().enumerate() {
-                let id =
-                    b.id.as_ref()
-                        .filter(|r| read.text.as_bytes()[r.start] == b'"')
-                        .and_then(|r| json::decode_key(&read.text[r.clone()]))
-                        .map_or(NONE, |key| ids.intern(&key));
-                let local = b.kind == BlockKind::Text
-                    && json::string_at(&read.text, &b.text)
-                        .is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
-                prompt |= b.kind != BlockKind::ToolResult && !local;
-                blocks.push(Block {
-                    node,
-                    index: index as u32,
-                    kind: b.kind,
-                    id,
-                    synthetic: false,
-                });
-            }
-            let merges = match messages.last() {
-                Some(last) if role == Role::User => last.role == Role::User,
-                Some(last) => {
-                    last.role == Role::Assistant
-                        && n.message_id != NONE
-                        && last.message_id == n.message_id
-                }
-                None => false,
-            };
-            if merges && let Some(last) = messages.last_mut() {
-                last.blocks.extend(blocks);
-                last.nodes.push(node);
-                if let Some(p) = prompt_blocks.last_mut() {
-                    *p |= prompt;
-                }
-                continue;
-            }
-            prompt_blocks.push(prompt);
-            messages.push(Message {
-                role,
-                message_id: n.message_id,
-                blocks,
-                nodes: vec![node],
-                inserted: false,
-                added: Vec::new(),
-                removed: Vec::new(),
-                dropped: false,
-                reordered: false,
-            });
-        }
-        let history_messages = messages.len() as u64;
-        let incomplete = messages.last().and_then(|last| {
-            let open = match last.role {
-                Role::Assistant => last
-                    .blocks
-                    .iter()
-                    .any(|b| b.kind == BlockKind::ToolUse && b.id != NONE),
-                Role::User => prompt_blocks.last().copied().unwrap_or(false),
-            };
-            open.then(|| last.nodes[last.nodes.len() - 1])
-        });
+    /// Reads the history's entries and plans the view for the resuming `model` (default: the
+    /// model of the last assistant entry, or [`DEFAULT_MODEL`] when that one is retired).
+    pub fn new(
+        state: &'s State,
+        reader: &mut SpanReader<'_>,
+        model: Option<&str>,
+    ) -> io::Result<View<'s>> {
         let mut view = View {
             state,
             messages: Vec::new(),
-            ids,
+            ids: Strings::default(),
+            texts: Vec::new(),
             missing: Vec::new(),
             orphans: Vec::new(),
-            incomplete,
-            history_messages,
+            dropped: Vec::new(),
+            model: String::new(),
+            incomplete: None,
+            history_messages: 0,
+            trailing: Vec::new(),
         };
-        view.repair(messages);
+        let mut models = Strings::default();
+        let mut items = Vec::new();
+        for &node in &state.history {
+            if let Some(item) = view.item(node, reader, &mut models)? {
+                items.push(item);
+            }
+        }
+        view.history_messages = count_messages(&items);
+        view.incomplete = incomplete(&items);
+        view.model = match model {
+            Some(m) => m.to_string(),
+            None => items
+                .iter()
+                .rev()
+                .filter(|i| i.kind == ItemKind::Message && i.model != NONE)
+                .map(|i| String::from_utf8_lossy(models.get(i.model)).into_owned())
+                .find(|m| m != "<synthetic>")
+                .filter(|m| !RETIRED.contains(&m.as_str()))
+                .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
+        };
+        let resuming = models.intern(view.model.as_bytes());
+        let (items, quiet_end) = view.entry_rules(items, resuming);
+        view.plan(items, quiet_end);
         Ok(view)
     }
 
-    /// The three repairs of SPEC §10, in one pass.
-    fn repair(&mut self, mut messages: Vec<Message>) {
-        // 1. Every tool use is answered in the next message, a user message.
-        let mut out: Vec<Message> = Vec::with_capacity(messages.len());
-        for i in 0..messages.len() {
-            let m = messages[i].clone();
-            let uses: Vec<Block> = match m.role {
-                Role::Assistant => m
+    /// The item a history node becomes, if any.
+    fn item(
+        &mut self,
+        node: u32,
+        reader: &mut SpanReader<'_>,
+        models: &mut Strings,
+    ) -> io::Result<Option<Item>> {
+        let n = &self.state.nodes[node as usize];
+        let attachment = n.kind == Kind::Attachment;
+        let local_command = n.has(Entry::LOCAL_COMMAND);
+        if !(n.has(Entry::MESSAGE) || attachment || local_command) {
+            return Ok(None);
+        }
+        let read = read(self.state, node, reader)?;
+        let mut item = Item {
+            role: Role::User,
+            kind: ItemKind::Message,
+            node,
+            message_id: n.message_id,
+            model: NONE,
+            blocks: Vec::new(),
+            local: Local::None,
+            prompt: false,
+        };
+        if attachment {
+            let Some(r) = json::member(&read.text, 0, "attachment") else {
+                return Ok(None);
+            };
+            let value: Value = serde_json::from_str(&read.text[r]).unwrap_or(Value::Null);
+            for text in attach::render(&value) {
+                let at = self.own(text);
+                item.blocks.push(Block::text(node, Body::Owned(at)));
+            }
+            item.kind = ItemKind::Attachment;
+            return Ok((!item.blocks.is_empty()).then_some(item));
+        }
+        if local_command {
+            let content = json::member(&read.text, 0, "content");
+            let Some(text) = json::string_at(&read.text, &content) else {
+                return Ok(None);
+            };
+            item.local = local_of(&text, false);
+            item.prompt = item.local == Local::None;
+            let at = self.own(text.into_owned());
+            item.blocks.push(Block::text(node, Body::Owned(at)));
+            return Ok(Some(item));
+        }
+        let text = &read.text;
+        if n.kind == Kind::Assistant {
+            item.role = Role::Assistant;
+            if n.has(Entry::API_ERROR) {
+                item.kind = ItemKind::ApiError;
+            }
+            let message = json::member(text, 0, "message");
+            let model = message.and_then(|m| json::member(text, m.start, "model"));
+            if let Some(m) = json::string_at(text, &model) {
+                item.model = models.intern(m.as_bytes());
+            }
+        }
+        for (index, b) in read.blocks.iter().enumerate() {
+            let id =
+                b.id.as_ref()
+                    .filter(|r| text.as_bytes()[r.start] == b'"')
+                    .and_then(|r| json::decode_key(&text[r.clone()]))
+                    .map_or(NONE, |key| self.ids.intern(&key));
+            let mut block = Block::new(node, index as u32, b.kind, id, Body::Raw);
+            let body = json::string_at(text, &b.text);
+            match (item.role, b.kind) {
+                (Role::Assistant, BlockKind::Text)
+                    if body.as_deref().is_some_and(|t| t.trim().is_empty()) =>
+                {
+                    self.dropped.push(Dropped::Blank { node });
+                    continue;
+                }
+                (Role::Assistant, BlockKind::ToolUse) => block.edits = tool_use_edits(text, b),
+                (Role::User, BlockKind::ToolResult) => {
+                    let (edits, loaded) = tool_result_edits(text, b);
+                    block.edits = edits;
+                    item.blocks.push(block);
+                    if loaded {
+                        item.blocks.push(Block::text(node, Body::Text(TOOL_LOADED)));
+                    }
+                    continue;
+                }
+                (Role::User, BlockKind::Text) => {
+                    let local = body
+                        .as_deref()
+                        .map_or(Local::None, |t| local_of(t, n.has(Entry::META)));
+                    if item.local == Local::None {
+                        item.local = local;
+                    }
+                    item.prompt |= local == Local::None
+                        && !body
+                            .as_deref()
+                            .is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
+                }
+                (Role::User, _) => item.prompt = true,
+                _ => {}
+            }
+            item.blocks.push(block);
+        }
+        if item.blocks.is_empty() && item.role == Role::Assistant {
+            return Ok(None);
+        }
+        Ok(Some(item))
+    }
+
+    fn own(&mut self, text: String) -> u32 {
+        self.texts.push(text.into_boxed_str());
+        (self.texts.len() - 1) as u32
+    }
+
+    /// The rules that remove entries or blocks before anything merges: thinking of another
+    /// model, unanswered tool uses not at the end, API error replies.
+    /// Also says whether the end is one where the client adds no "No response requested.".
+    fn entry_rules(&mut self, mut items: Vec<Item>, resuming: u32) -> (Vec<Item>, bool) {
+        for item in items.iter_mut().filter(|i| i.role == Role::Assistant) {
+            if item.model == resuming {
+                continue;
+            }
+            let before = item.blocks.len();
+            item.blocks.retain(|b| b.kind != BlockKind::Thinking);
+            if item.blocks.len() < before {
+                self.dropped.push(Dropped::Thinking { node: item.node });
+            }
+        }
+        items.retain(|i| !i.blocks.is_empty());
+        // Tool uses answered anywhere, and those of the response the history ends with.
+        let mut answered = vec![false; self.ids.len()];
+        for b in items
+            .iter()
+            .filter(|i| i.role == Role::User)
+            .flat_map(|i| &i.blocks)
+            .filter(|b| b.kind == BlockKind::ToolResult && b.id != NONE)
+        {
+            answered[b.id as usize] = true;
+        }
+        let mut trailing = vec![false; self.ids.len()];
+        let last = items
+            .iter()
+            .rposition(|i| i.role == Role::Assistant && i.kind == ItemKind::Message);
+        if let Some(last) = last {
+            let results_only = |i: &Item| {
+                i.kind == ItemKind::Attachment
+                    || (i.role == Role::User
+                        && i.blocks.iter().all(|b| b.kind == BlockKind::ToolResult))
+            };
+            if items[last + 1..].iter().all(results_only) {
+                let id = items[last].message_id;
+                for item in items[..=last].iter().rev() {
+                    let same = item.role == Role::Assistant
+                        && item.kind == ItemKind::Message
+                        && (id != NONE && item.message_id == id);
+                    if !(same || results_only(item) || std::ptr::eq(item, &items[last])) {
+                        break;
+                    }
+                    if item.role == Role::Assistant {
+                        for b in item.blocks.iter().filter(|b| b.kind == BlockKind::ToolUse) {
+                            if b.id != NONE {
+                                trailing[b.id as usize] = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for item in items.iter_mut().filter(|i| i.role == Role::Assistant) {
+            let dropped = &mut self.dropped;
+            let node = item.node;
+            item.blocks.retain(|b| {
+                let keep = b.kind != BlockKind::ToolUse
+                    || b.id == NONE
+                    || answered[b.id as usize]
+                    || trailing[b.id as usize];
+                if !keep {
+                    dropped.push(Dropped::Unanswered { node, id: b.id });
+                }
+                keep
+            });
+        }
+        items.retain(|i| !i.blocks.is_empty());
+        self.trailing = trailing;
+        // The client decides on "No response requested." before it renders attachments and
+        // drops API error replies: after either, it adds none.
+        let quiet_end =
+            items.last().is_some_and(|i| i.kind != ItemKind::Message) || ends_with_exit(&items);
+        (items, quiet_end)
+    }
+
+    /// Steps 3–6 of the module's list: items to messages.
+    fn plan(&mut self, items: Vec<Item>, quiet_end: bool) {
+        let mut items = attachments_moved_up(items);
+        // The new turn's reminders land after the last assistant or tool result message too:
+        // the prompt follows the history's last block directly only when that is a user entry.
+        let prompt_joins = items
+            .last()
+            .is_some_and(|i| i.kind == ItemKind::Message && i.role == Role::User);
+        for item in items.iter().filter(|i| i.kind == ItemKind::ApiError) {
+            self.dropped.push(Dropped::ApiError { node: item.node });
+        }
+        items.retain(|i| i.kind != ItemKind::ApiError);
+        let mut merged: Vec<Message> = Vec::with_capacity(items.len());
+        for item in items {
+            self.merge(&mut merged, item);
+        }
+        let mut out = self.paired(merged);
+        self.remove_orphans(&mut out);
+        if out.last().is_some_and(|m| m.role == Role::User) {
+            if !quiet_end {
+                out.push(Message {
+                    role: Role::Assistant,
+                    message_id: NONE,
+                    blocks: vec![Block::text(NONE, Body::Text(NO_RESPONSE))],
+                    nodes: Vec::new(),
+                    inserted: true,
+                    notes: Vec::new(),
+                });
+            } else if prompt_joins && let Some(last) = out.last_mut() {
+                // The new prompt is another user entry of this message: the client joins it.
+                join(last, BlockKind::Text);
+            }
+        }
+        self.messages = out;
+    }
+
+    /// Adds an item to the messages: a user item to a user message before it, an assistant
+    /// item to the assistant message of the same response.
+    fn merge(&mut self, messages: &mut Vec<Message>, item: Item) {
+        let mut notes = Vec::new();
+        let renamed = count(&item.blocks, RENAME);
+        if renamed > 0 {
+            notes.push(Note::Renamed(renamed));
+        }
+        let rewritten = count(&item.blocks, SEND_MESSAGE);
+        if rewritten > 0 {
+            notes.push(Note::SendMessage(rewritten));
+        }
+        let refs = count(&item.blocks, TOOL_REFS);
+        if refs > 0 {
+            notes.push(Note::ToolRefs(refs));
+        }
+        let last = messages.last_mut();
+        match (item.role, last) {
+            (Role::User, Some(last)) if last.role == Role::User => {
+                if item.kind == ItemKind::Attachment
+                    && let Some(result) = last
+                        .blocks
+                        .last_mut()
+                        .filter(|b| b.kind == BlockKind::ToolResult && b.body == Body::Raw)
+                {
+                    // A reminder after a tool result goes into the result.
+                    let folded = item.blocks.len() as u32;
+                    for b in item.blocks {
+                        if let Body::Owned(at) = b.body {
+                            result.folded.push(at);
+                        }
+                    }
+                    if result.edits & ENDS_IN_TEXT != 0 {
+                        result.newline = true;
+                    }
+                    add_note(&mut last.notes, Note::Folded(folded));
+                } else {
+                    if item.kind != ItemKind::Attachment
+                        && let Some(first) = item.blocks.first()
+                    {
+                        join(last, first.kind);
+                    }
+                    last.blocks.extend(item.blocks);
+                }
+                last.nodes.push(item.node);
+                notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
+            }
+            (Role::Assistant, Some(last))
+                if last.role == Role::Assistant
+                    && item.message_id != NONE
+                    && last.message_id == item.message_id =>
+            {
+                last.blocks.extend(item.blocks);
+                last.nodes.push(item.node);
+                notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
+            }
+            _ => messages.push(Message {
+                role: item.role,
+                message_id: item.message_id,
+                blocks: item.blocks,
+                nodes: vec![item.node],
+                inserted: false,
+                notes,
+            }),
+        }
+    }
+
+    /// Every tool use answered in the next message: a call answered later gets Claude Code's
+    /// "missing" result first in the next user message, a call the history ends with gets the
+    /// "interrupted" result after the results there.
+    fn paired(&mut self, messages: Vec<Message>) -> Vec<Message> {
+        let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
+        let mut pending: Option<(Vec<Block>, Vec<Block>)> = None;
+        for mut m in messages {
+            if let Some((missing, interrupted)) = pending.take() {
+                if m.role == Role::User {
+                    let answered: Vec<u32> = m
+                        .blocks
+                        .iter()
+                        .filter(|b| b.kind == BlockKind::ToolResult)
+                        .map(|b| b.id)
+                        .collect();
+                    let missing: Vec<Block> = missing
+                        .into_iter()
+                        .filter(|b| !answered.contains(&b.id))
+                        .collect();
+                    let interrupted: Vec<Block> = interrupted
+                        .into_iter()
+                        .filter(|b| !answered.contains(&b.id))
+                        .collect();
+                    self.note_synthetic(&mut m.notes, &missing, &interrupted);
+                    m.blocks.splice(0..0, missing);
+                    m.blocks.extend(interrupted);
+                } else {
+                    out.push(self.results_message(missing, interrupted));
+                }
+            }
+            if m.role == Role::Assistant {
+                let (mut missing, mut interrupted) = (Vec::new(), Vec::new());
+                for b in m
                     .blocks
                     .iter()
                     .filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
-                    .copied()
-                    .collect(),
-                Role::User => Vec::new(),
-            };
-            out.push(m);
-            if uses.is_empty() {
-                continue;
-            }
-            let next_is_user = messages.get(i + 1).is_some_and(|n| n.role == Role::User);
-            let answered: Vec<u32> = match messages.get(i + 1) {
-                Some(next) if next_is_user => next
-                    .blocks
-                    .iter()
-                    .filter(|b| b.kind == BlockKind::ToolResult)
-                    .map(|b| b.id)
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let synthetic: Vec<Block> = uses
-                .into_iter()
-                .filter(|u| !answered.contains(&u.id))
-                .map(|u| Block {
-                    kind: BlockKind::ToolResult,
-                    synthetic: true,
-                    ..u
-                })
-                .collect();
-            if synthetic.is_empty() {
-                continue;
-            }
-            self.missing.extend(synthetic.iter().map(|b| b.id));
-            let ids: Vec<u32> = synthetic.iter().map(|b| b.id).collect();
-            if next_is_user {
-                let next = &mut messages[i + 1];
-                next.blocks.extend(synthetic);
-                next.added.extend(ids);
-            } else {
-                out.push(Message {
-                    role: Role::User,
-                    message_id: NONE,
-                    blocks: synthetic,
-                    nodes: Vec::new(),
-                    inserted: true,
-                    added: ids,
-                    removed: Vec::new(),
-                    dropped: false,
-                    reordered: false,
-                });
-            }
-        }
-        // 2. A result answers a tool use of the message just before, or goes.
-        let mut previous_uses: Vec<u32> = Vec::new();
-        for m in &mut out {
-            if m.role == Role::User {
-                let orphans = &mut self.orphans;
-                let removed = &mut m.removed;
-                m.blocks.retain(|b| {
-                    let keep = b.kind != BlockKind::ToolResult
-                        || (b.id != NONE && previous_uses.contains(&b.id));
-                    if !keep {
-                        orphans.push(b.id);
-                        removed.push(b.id);
+                {
+                    if self.trailing[b.id as usize] {
+                        interrupted.push(Block {
+                            kind: BlockKind::ToolResult,
+                            body: Body::Interrupted,
+                            edits: 0,
+                            ..b.clone()
+                        });
+                    } else {
+                        missing.push(Block {
+                            kind: BlockKind::ToolResult,
+                            body: Body::Missing,
+                            edits: 0,
+                            ..b.clone()
+                        });
                     }
-                    keep
-                });
-                if m.blocks.is_empty() {
-                    m.dropped = true;
-                    continue;
                 }
-                previous_uses.clear();
-            } else {
+                if !(missing.is_empty() && interrupted.is_empty()) {
+                    pending = Some((missing, interrupted));
+                }
+            }
+            out.push(m);
+        }
+        if let Some((missing, interrupted)) = pending {
+            out.push(self.results_message(missing, interrupted));
+        }
+        out
+    }
+
+    fn results_message(&mut self, missing: Vec<Block>, interrupted: Vec<Block>) -> Message {
+        let mut notes = Vec::new();
+        self.note_synthetic(&mut notes, &missing, &interrupted);
+        let mut blocks = missing;
+        blocks.extend(interrupted);
+        Message {
+            role: Role::User,
+            message_id: NONE,
+            blocks,
+            nodes: Vec::new(),
+            inserted: true,
+            notes,
+        }
+    }
+
+    fn note_synthetic(&mut self, notes: &mut Vec<Note>, missing: &[Block], interrupted: &[Block]) {
+        if !missing.is_empty() {
+            let ids: Vec<u32> = missing.iter().map(|b| b.id).collect();
+            self.missing.extend(&ids);
+            notes.push(Note::Missing(ids));
+        }
+        if !interrupted.is_empty() {
+            let ids: Vec<u32> = interrupted.iter().map(|b| b.id).collect();
+            self.missing.extend(&ids);
+            notes.push(Note::Interrupted(ids));
+        }
+    }
+
+    /// A result answers a tool use of the message just before, or goes; a user message left
+    /// with nothing is sent as `(no content)`, or `[Orphaned …]` when it is the first.
+    fn remove_orphans(&mut self, messages: &mut [Message]) {
+        let mut previous_uses: Vec<u32> = Vec::new();
+        for (at, m) in messages.iter_mut().enumerate() {
+            if m.role == Role::Assistant {
                 previous_uses = m
                     .blocks
                     .iter()
                     .filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
                     .map(|b| b.id)
                     .collect();
+                continue;
             }
-        }
-        // 3. Results first in a user message, each group in its order.
-        for m in out
-            .iter_mut()
-            .filter(|m| m.role == Role::User && !m.dropped)
-        {
-            let first_other = m
-                .blocks
-                .iter()
-                .position(|b| b.kind != BlockKind::ToolResult);
-            let result_after_other = first_other.is_some_and(|at| {
-                m.blocks[at..]
-                    .iter()
-                    .any(|b| b.kind == BlockKind::ToolResult)
+            let mut removed = Vec::new();
+            m.blocks.retain(|b| {
+                let keep = b.kind != BlockKind::ToolResult
+                    || (b.id != NONE && previous_uses.contains(&b.id));
+                if !keep {
+                    removed.push(b.id);
+                }
+                keep
             });
-            if result_after_other {
-                m.blocks.sort_by_key(|b| b.kind != BlockKind::ToolResult);
-                m.reordered = true;
+            // A "Tool loaded." whose result went goes with it.
+            if !removed.is_empty() {
+                let mut after_result = false;
+                m.blocks.retain(|b| {
+                    let keep = b.body != Body::Text(TOOL_LOADED) || after_result;
+                    after_result = b.kind == BlockKind::ToolResult;
+                    keep
+                });
+                self.orphans.extend(&removed);
+                m.notes.push(Note::Orphans(removed));
             }
+            if m.blocks.is_empty() {
+                let text = if at == 0 { ORPHANED } else { NO_CONTENT };
+                m.blocks.push(Block::text(NONE, Body::Text(text)));
+                m.notes.push(Note::Placeholder(text));
+            }
+            previous_uses.clear();
         }
-        self.messages = out;
     }
 
     /// Messages in the view.
     pub fn len(&self) -> u64 {
-        self.messages.iter().filter(|m| !m.dropped).count() as u64
+        self.messages.len() as u64
     }
 
     /// An id as text (U+FFFD for a lone surrogate).
@@ -351,6 +809,26 @@ impl<'s> View<'s> {
             if i > 0 {
                 out.push(b',');
             }
+            let own = |text: &str, out: &mut Vec<u8>| {
+                out.extend_from_slice(br#"{"type":"text","text":"#);
+                let mut t = text.to_string();
+                if b.newline {
+                    t.push('\n');
+                }
+                json::encode_str(t.as_bytes(), out);
+                out.push(b'}');
+            };
+            match b.body {
+                Body::Text(text) => {
+                    own(text, out);
+                    continue;
+                }
+                Body::Owned(at) => {
+                    own(&self.texts[at as usize], out);
+                    continue;
+                }
+                Body::Raw | Body::Missing | Body::Interrupted => {}
+            }
             if cache.as_ref().is_none_or(|(node, _)| *node != b.node) {
                 cache = Some((b.node, read(self.state, b.node, reader)?));
             }
@@ -359,23 +837,308 @@ impl<'s> View<'s> {
                 return Err(crate::source::changed());
             };
             let raw = &read.text[block.range.clone()];
-            if b.synthetic {
-                let id = block.id.as_ref().map_or("null", |r| &read.text[r.clone()]);
-                out.extend_from_slice(br#"{"type":"tool_result","tool_use_id":"#);
-                out.extend_from_slice(id.as_bytes());
-                out.extend_from_slice(br#","content":"#);
-                json::encode_str(MISSING_RESULT.as_bytes(), out);
-                out.extend_from_slice(br#","is_error":true}"#);
-            } else if raw.starts_with('"') {
-                out.extend_from_slice(br#"{"type":"text","text":"#);
-                out.extend_from_slice(raw.as_bytes());
-                out.push(b'}');
-            } else {
-                out.extend_from_slice(raw.as_bytes());
+            match b.body {
+                Body::Missing | Body::Interrupted => {
+                    let id = block.id.as_ref().map_or("null", |r| &read.text[r.clone()]);
+                    out.extend_from_slice(br#"{"type":"tool_result","tool_use_id":"#);
+                    out.extend_from_slice(id.as_bytes());
+                    out.extend_from_slice(br#","content":"#);
+                    let text = if b.body == Body::Missing {
+                        MISSING_RESULT
+                    } else {
+                        INTERRUPTED_RESULT
+                    };
+                    json::encode_str(text.as_bytes(), out);
+                    out.extend_from_slice(br#","is_error":true}"#);
+                }
+                _ if raw.starts_with('"') => {
+                    out.extend_from_slice(br#"{"type":"text","text":"#);
+                    if b.newline {
+                        out.extend_from_slice(&raw.as_bytes()[..raw.len() - 1]);
+                        out.extend_from_slice(br#"\n""#);
+                    } else {
+                        out.extend_from_slice(raw.as_bytes());
+                    }
+                    out.push(b'}');
+                }
+                _ if b.edits & !ENDS_IN_TEXT == 0 && !b.newline && b.folded.is_empty() => {
+                    wire::write_js(raw.as_bytes(), out);
+                }
+                _ => match serde_json::from_str::<Value>(raw) {
+                    Ok(mut value) => {
+                        self.edit(b, &mut value);
+                        let text = serde_json::to_string(&value).unwrap_or_default();
+                        wire::write_js(text.as_bytes(), out);
+                    }
+                    Err(_) => wire::write_js(raw.as_bytes(), out),
+                },
             }
         }
         out.extend_from_slice(b"]}");
         Ok(())
+    }
+
+    /// The rules' changes to one decoded block.
+    fn edit(&self, b: &Block, value: &mut Value) {
+        let Some(block) = value.as_object_mut() else {
+            return;
+        };
+        if b.edits & RENAME != 0 {
+            block.insert("name".into(), Value::String("Agent".into()));
+        }
+        if b.edits & SEND_MESSAGE != 0
+            && let Some(input) = block.get_mut("input").and_then(Value::as_object_mut)
+        {
+            for legacy in ["type", "recipient", "content"] {
+                input.remove(legacy);
+            }
+        }
+        if b.edits & TOOL_REFS != 0
+            && let Some(Value::Array(parts)) = block.get_mut("content")
+        {
+            parts.retain(|p| {
+                p.get("type").and_then(Value::as_str) != Some("tool_reference")
+                    || p.get("tool_name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| CLIENT_TOOLS.contains(&t))
+            });
+            if parts.is_empty() {
+                parts.push(serde_json::json!({"type": "text", "text": TOOLS_REMOVED}));
+            }
+        }
+        if b.newline {
+            match block.get_mut(if b.kind == BlockKind::Text {
+                "text"
+            } else {
+                "content"
+            }) {
+                Some(Value::String(text)) if b.kind == BlockKind::Text => text.push('\n'),
+                Some(Value::Array(parts)) => {
+                    if let Some(Value::String(text)) =
+                        parts.last_mut().and_then(|p| p.get_mut("text"))
+                    {
+                        text.push('\n');
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !b.folded.is_empty() {
+            let texts = b.folded.iter().map(|&at| &*self.texts[at as usize]);
+            match block.get_mut("content") {
+                Some(Value::String(content)) => {
+                    for t in texts {
+                        content.push_str("\n\n");
+                        content.push_str(t);
+                    }
+                }
+                Some(Value::Array(parts)) => {
+                    parts.extend(texts.map(|t| serde_json::json!({"type": "text", "text": t})));
+                }
+                _ => {
+                    let joined: Vec<&str> = texts.collect();
+                    block.insert("content".into(), Value::String(joined.join("\n\n")));
+                }
+            }
+        }
+    }
+}
+
+/// `"\n"` after the last block of a user message when another user entry's block of kind
+/// `next` follows: only a text after a text. Nothing before an image, a tool result or an
+/// attachment's reminder, nothing after a tool result (real_subagents…2_1_114 message 10).
+fn join(m: &mut Message, next: BlockKind) {
+    let Some(last) = m.blocks.last_mut() else {
+        return;
+    };
+    let joins = last.kind == BlockKind::Text
+        && next == BlockKind::Text
+        && last.body != Body::Text(TOOL_LOADED);
+    if joins && !last.newline {
+        last.newline = true;
+        match m.notes.iter_mut().find(|n| matches!(n, Note::Joined(_))) {
+            Some(Note::Joined(n)) => *n += 1,
+            _ => m.notes.push(Note::Joined(1)),
+        }
+    }
+}
+
+/// Adds a note to a message's, counting into one of its kind already there.
+fn add_note(notes: &mut Vec<Note>, note: Note) {
+    for n in notes.iter_mut() {
+        match (n, &note) {
+            (Note::Folded(a), Note::Folded(b))
+            | (Note::Renamed(a), Note::Renamed(b))
+            | (Note::SendMessage(a), Note::SendMessage(b))
+            | (Note::ToolRefs(a), Note::ToolRefs(b)) => {
+                *a += b;
+                return;
+            }
+            _ => {}
+        }
+    }
+    notes.push(note);
+}
+
+fn count(blocks: &[Block], edit: u8) -> u32 {
+    blocks.iter().filter(|b| b.edits & edit != 0).count() as u32
+}
+
+/// Which part of a local command a user text is.
+fn local_of(text: &str, meta: bool) -> Local {
+    if meta && text.starts_with("<local-command-caveat>") {
+        Local::Caveat
+    } else if text.starts_with("<command-name>") {
+        Local::Command
+    } else if text.starts_with("<local-command-stdout>")
+        || text.starts_with("<local-command-stderr>")
+    {
+        Local::Output
+    } else {
+        Local::None
+    }
+}
+
+/// The edits a tool use needs: `Task` is sent as `Agent`; a `SendMessage` input with `to` and
+/// `message` loses its legacy `type`, `recipient` and `content`.
+fn tool_use_edits(text: &str, b: &entry::Block) -> u8 {
+    let name = json::member(text, b.range.start, "name");
+    match json::string_at(text, &name).as_deref() {
+        Some("Task") => RENAME,
+        Some("SendMessage") => {
+            let Some(input) = json::member(text, b.range.start, "input") else {
+                return 0;
+            };
+            let has = |m: &str| json::member(text, input.start, m).is_some();
+            if has("to") && has("message") && (has("type") || has("recipient") || has("content")) {
+                SEND_MESSAGE
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// The edits a tool result needs, and whether it loads a tool the client has (then Claude
+/// Code adds "Tool loaded." after it).
+fn tool_result_edits(text: &str, b: &entry::Block) -> (u8, bool) {
+    let Some(content) = json::member(text, b.range.start, "content") else {
+        return (0, false);
+    };
+    let raw = &text[content.clone()];
+    if !raw.starts_with('[') {
+        return (0, false);
+    }
+    let parts = entry::blocks(text, &content);
+    let mut edits = 0;
+    if parts.last().is_some_and(|p| p.kind == BlockKind::Text) {
+        edits |= ENDS_IN_TEXT;
+    }
+    if memchr::memmem::find(raw.as_bytes(), b"tool_reference").is_none() {
+        return (edits, false);
+    }
+    let Ok(Value::Array(parts)) = serde_json::from_str::<Value>(raw) else {
+        return (edits, false);
+    };
+    let mut loaded = false;
+    for p in &parts {
+        if p.get("type").and_then(Value::as_str) != Some("tool_reference") {
+            continue;
+        }
+        let known = p
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .is_some_and(|t| CLIENT_TOOLS.contains(&t));
+        if known {
+            loaded = true;
+        } else {
+            edits |= TOOL_REFS;
+        }
+    }
+    (edits, loaded)
+}
+
+/// Attachments moved up, past user entries, to just after the last assistant entry or tool
+/// result entry before them (each group keeping its order).
+fn attachments_moved_up(items: Vec<Item>) -> Vec<Item> {
+    let mut out = Vec::with_capacity(items.len());
+    let (mut attachments, mut users) = (Vec::new(), Vec::new());
+    for item in items {
+        if item.kind == ItemKind::Attachment {
+            attachments.push(item);
+        } else if item.role == Role::Assistant || item.has_results() {
+            // An API error reply stops them too: the client drops it only afterwards.
+            out.append(&mut attachments);
+            out.append(&mut users);
+            out.push(item);
+        } else {
+            users.push(item);
+        }
+    }
+    out.append(&mut attachments);
+    out.append(&mut users);
+    out
+}
+
+/// Whether the history ends with what `/exit` writes: the `isMeta` caveat, the command and its
+/// output (the client then adds no "No response requested.").
+fn ends_with_exit(items: &[Item]) -> bool {
+    let locals: Vec<Local> = items
+        .iter()
+        .rev()
+        .filter(|i| i.kind != ItemKind::Attachment)
+        .take(3)
+        .map(|i| {
+            if i.role == Role::User {
+                i.local
+            } else {
+                Local::None
+            }
+        })
+        .collect();
+    locals == [Local::Output, Local::Command, Local::Caveat]
+}
+
+/// Messages the history's entries make as they stand (user entries merged, one response's
+/// entries merged).
+fn count_messages(items: &[Item]) -> u64 {
+    let mut count = 0;
+    let mut last: Option<(Role, u32)> = None;
+    for i in items.iter().filter(|i| i.kind != ItemKind::Attachment) {
+        let merges = match (last, i.role) {
+            (Some((Role::User, _)), Role::User) => true,
+            (Some((Role::Assistant, id)), Role::Assistant) => id != NONE && id == i.message_id,
+            _ => false,
+        };
+        if !merges {
+            count += 1;
+        }
+        last = Some((i.role, i.message_id));
+    }
+    count
+}
+
+/// The turn left open at the end (SPEC §10): an assistant entry with a tool use, or a user
+/// message holding a prompt, with nothing after it.
+fn incomplete(items: &[Item]) -> Option<u32> {
+    let mut tail = items
+        .iter()
+        .rev()
+        .filter(|i| i.kind != ItemKind::Attachment);
+    let last = tail.next()?;
+    match last.role {
+        Role::Assistant => last
+            .blocks
+            .iter()
+            .any(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
+            .then_some(last.node),
+        Role::User => {
+            let prompt = std::iter::once(last)
+                .chain(tail.take_while(|i| i.role == Role::User))
+                .any(|i| i.prompt);
+            prompt.then_some(last.node)
+        }
     }
 }
 
@@ -386,7 +1149,7 @@ impl PromptView for View<'_> {
             history_unit: "messages",
             view: self.len(),
             view_unit: "messages",
-            settings: "Messages API".into(),
+            settings: format!("Messages API, model {}", self.model),
         }
     }
 
@@ -396,11 +1159,11 @@ impl PromptView for View<'_> {
         each: &mut dyn FnMut(ViewEntry<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
         let mut text = Vec::new();
-        for m in self.messages.iter().filter(|m| !m.dropped) {
+        for m in &self.messages {
             self.message_text(m, reader, &mut text)?;
             let origin = if m.inserted {
                 Origin::Synthetic
-            } else if !m.added.is_empty() || !m.removed.is_empty() || m.reordered {
+            } else if !m.notes.is_empty() {
                 Origin::Changed
             } else {
                 Origin::Kept
@@ -418,16 +1181,15 @@ impl PromptView for View<'_> {
         _reader: &mut SpanReader<'_>,
         each: &mut dyn FnMut(Change) -> io::Result<()>,
     ) -> io::Result<String> {
-        let mut at = 0;
-        for m in &self.messages {
-            if !m.dropped {
-                at += 1;
-            }
-            for change in changes(self, m, at) {
+        for d in &self.dropped {
+            each(words::dropped(self, d))?;
+        }
+        for (at, m) in self.messages.iter().enumerate() {
+            for change in words::changes(self, m, at + 1) {
                 each(change)?;
             }
         }
-        Ok(footer(self))
+        Ok(words::footer(self))
     }
 
     fn describe(&self, entry: &ViewEntry<'_>) -> (String, Option<&'static str>, Vec<String>) {
@@ -435,93 +1197,374 @@ impl PromptView for View<'_> {
     }
 }
 
-/// What the repairs did to one message, as the diff shows it.
-pub(crate) fn changes(view: &View<'_>, m: &Message, at: usize) -> Vec<Change> {
-    let mut out = Vec::new();
-    let list = |ids: &[u32]| {
-        ids.iter()
-            .map(|&id| view.id_text(id))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let line = |m: &Message| {
-        m.nodes
-            .first()
-            .map(|&n| format!(" (line {})", view.state.nodes[n as usize].line))
-            .unwrap_or_default()
-    };
-    if m.inserted {
-        out.push(Change {
-            sign: Sign::Inserted,
-            position: format!("message #{at}"),
-            head: format!(
-                "user message with {} tool_result {}",
-                m.added.len(),
-                plural(m.added.len() as u64, "block", "blocks")
-            ),
-            detail: format!(
-                "inserted: the assistant message before has unanswered tool_use ids {}",
-                list(&m.added)
-            ),
-        });
-        return out;
-    }
-    if !m.added.is_empty() {
-        out.push(Change {
-            sign: Sign::Inserted,
-            position: format!("message #{at}"),
-            head: format!("tool_result for {}", list(&m.added)),
-            detail: "inserted: the assistant message before has these tool_use ids unanswered"
-                .into(),
-        });
-    }
-    if !m.removed.is_empty() {
-        let position = if m.dropped {
-            "message".to_string()
-        } else {
-            format!("message #{at}")
-        };
-        out.push(Change {
-            sign: Sign::Removed,
-            position,
-            head: format!("tool_result for {}{}", list(&m.removed), line(m)),
-            detail: "orphan removed: no tool_use with this id in the message before".into(),
-        });
-    }
-    if m.dropped {
-        out.push(Change {
-            sign: Sign::Removed,
-            position: "message".into(),
-            head: format!("user message{}", line(m)),
-            detail: "removed: no block left".into(),
-        });
-    }
-    if m.reordered && !m.dropped {
-        out.push(Change {
-            sign: Sign::Modified,
-            position: format!("message #{at}"),
-            head: format!("user message{}", line(m)),
-            detail: "tool_result blocks moved before the other blocks".into(),
-        });
-    }
-    out
-}
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{assistant, entry, user, view};
+    use super::*;
+    use serde_json::{Value, json};
 
-pub(crate) fn footer(view: &View<'_>) -> String {
-    let inserted = view.missing.len() as u64;
-    let orphans = view.orphans.len() as u64;
-    let reordered = view
-        .messages
-        .iter()
-        .filter(|m| m.reordered && !m.dropped)
-        .count() as u64;
-    if inserted + orphans + reordered == 0 {
-        return "no changes: the prompt view is the history's messages as they are".into();
+    fn text(t: &str) -> Value {
+        json!({"type": "text", "text": t})
     }
-    format!(
-        "{inserted} tool_result {} inserted, {orphans} {} removed, {reordered} {} reordered",
-        plural(inserted, "block", "blocks"),
-        plural(orphans, "orphan", "orphans"),
-        plural(reordered, "message", "messages"),
-    )
+
+    fn use_(id: &str, name: &str, input: Value) -> Value {
+        json!({"type": "tool_use", "id": id, "name": name, "input": input})
+    }
+
+    fn result(id: &str, content: Value) -> Value {
+        json!({"type": "tool_result", "tool_use_id": id, "content": content})
+    }
+
+    fn u(content: Vec<Value>) -> Value {
+        json!({"role": "user", "content": content})
+    }
+
+    fn a(content: Vec<Value>) -> Value {
+        json!({"role": "assistant", "content": content})
+    }
+
+    fn filler() -> Value {
+        a(vec![text(NO_RESPONSE)])
+    }
+
+    #[test]
+    fn merged_user_entries_are_joined_with_a_newline() {
+        let lines = [
+            user("1", None, json!("Second A.")),
+            user("2", Some("1"), json!("Second B.")),
+            assistant("3", Some("2"), "m1", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Second A.\n"), text("Second B.")]),
+                a(vec![text("Two.")])
+            ]
+        );
+    }
+
+    #[test]
+    fn a_history_ending_in_a_user_message_gets_no_response_requested() {
+        let lines = [user("1", None, json!("Hi"))];
+        assert_eq!(view(&lines, None), [u(vec![text("Hi")]), filler()]);
+    }
+
+    #[test]
+    fn the_exit_command_ends_without_a_filler_and_joins_the_prompt() {
+        let caveat = entry(
+            "2",
+            Some("1"),
+            json!({"type": "user", "isMeta": true, "message": {"role": "user",
+                "content": "<local-command-caveat>Caveat</local-command-caveat>"}}),
+        );
+        let lines = [
+            assistant("1", None, "m1", text("Done.")),
+            caveat,
+            user("3", Some("2"), json!("<command-name>/exit</command-name>")),
+            user(
+                "4",
+                Some("3"),
+                json!("<local-command-stdout>Bye</local-command-stdout>"),
+            ),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                a(vec![text("Done.")]),
+                u(vec![
+                    text("<local-command-caveat>Caveat</local-command-caveat>\n"),
+                    text("<command-name>/exit</command-name>\n"),
+                    text("<local-command-stdout>Bye</local-command-stdout>\n"),
+                ])
+            ]
+        );
+    }
+
+    #[test]
+    fn attachments_move_up_and_fold_into_a_tool_result() {
+        let hook = |uuid: &str, parent: &str| {
+            entry(
+                uuid,
+                Some(parent),
+                json!({"type": "attachment", "attachment": {"type": "hook_additional_context",
+                    "content": ["ctx"], "hookEvent": "UserPromptSubmit"}}),
+            )
+        };
+        let reminder =
+            "<system-reminder>\nUserPromptSubmit hook additional context: ctx\n</system-reminder>";
+        let lines = [
+            assistant("1", None, "m1", text("One.")),
+            user("2", Some("1"), json!("Second.")),
+            hook("3", "2"),
+            assistant("4", Some("3"), "m2", use_("t", "Bash", json!({}))),
+            user("5", Some("4"), json!([result("t", json!("out"))])),
+            hook("6", "5"),
+            assistant("7", Some("6"), "m3", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                a(vec![text("One.")]),
+                u(vec![text(&format!("{reminder}\n")), text("Second.")]),
+                a(vec![use_("t", "Bash", json!({}))]),
+                u(vec![result("t", json!(format!("out\n\n{reminder}")))]),
+                a(vec![text("Two.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_trailing_unanswered_call_is_interrupted() {
+        let lines = [
+            user("1", None, json!("Do it.")),
+            assistant("2", Some("1"), "m1", use_("t", "Bash", json!({}))),
+        ];
+        let interrupted = json!({"type": "tool_result", "tool_use_id": "t",
+            "content": INTERRUPTED_RESULT, "is_error": true});
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Do it.")]),
+                a(vec![use_("t", "Bash", json!({}))]),
+                u(vec![interrupted]),
+                filler()
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unanswered_call_in_the_middle_goes_but_its_text_stays() {
+        let lines = [
+            user("1", None, json!("Do the thing.")),
+            assistant("2", Some("1"), "m1", text("Working on it.")),
+            assistant("3", Some("2"), "m1", use_("t", "Bash", json!({}))),
+            user("4", Some("3"), json!("Never mind.")),
+            assistant("5", Some("4"), "m2", text("Sure.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Do the thing.")]),
+                a(vec![text("Working on it.")]),
+                u(vec![text("Never mind.")]),
+                a(vec![text("Sure.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn orphan_results_leave_a_placeholder() {
+        let lines = [
+            user("1", None, json!([result("gone", json!("x"))])),
+            assistant("2", Some("1"), "m1", text("One.")),
+            user("3", Some("2"), json!([result("gone2", json!("y"))])),
+            assistant("4", Some("3"), "m2", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text(ORPHANED)]),
+                a(vec![text("One.")]),
+                u(vec![text(NO_CONTENT)]),
+                a(vec![text("Two.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_late_result_is_missing_in_place_and_an_orphan_later() {
+        let lines = [
+            user("1", None, json!("Start.")),
+            assistant("2", Some("1"), "m1", use_("t", "Bash", json!({}))),
+            user("3", Some("2"), json!("Use 3001.")),
+            assistant("4", Some("3"), "m2", text("Understood.")),
+            user("5", Some("4"), json!([result("t", json!("late"))])),
+            assistant("6", Some("5"), "m3", text("Up.")),
+        ];
+        let missing = json!({"type": "tool_result", "tool_use_id": "t",
+            "content": MISSING_RESULT, "is_error": true});
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Start.")]),
+                a(vec![use_("t", "Bash", json!({}))]),
+                u(vec![missing, text("Use 3001.")]),
+                a(vec![text("Understood.")]),
+                u(vec![text(NO_CONTENT)]),
+                a(vec![text("Up.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn blocks_keep_file_order() {
+        let lines = [
+            assistant("1", None, "m1", use_("t", "Read", json!({}))),
+            user(
+                "2",
+                Some("1"),
+                json!([text("note"), result("t", json!("x"))]),
+            ),
+            assistant("3", Some("2"), "m2", text("ok")),
+        ];
+        assert_eq!(
+            view(&lines, None)[1],
+            u(vec![text("note"), result("t", json!("x"))])
+        );
+    }
+
+    #[test]
+    fn task_is_sent_as_agent_and_send_message_loses_legacy_members() {
+        let input = json!({"to": "bob", "message": "hi", "type": "message", "recipient": "bob",
+            "content": "hi", "summary": "s"});
+        let lines = [
+            assistant("1", None, "m1", use_("t", "Task", json!({}))),
+            assistant("2", Some("1"), "m1", use_("s", "SendMessage", input)),
+            user(
+                "3",
+                Some("2"),
+                json!([result("t", json!("x")), result("s", json!("y"))]),
+            ),
+            assistant("4", Some("3"), "m2", text("ok")),
+        ];
+        assert_eq!(
+            view(&lines, None)[0],
+            a(vec![
+                use_("t", "Agent", json!({})),
+                use_(
+                    "s",
+                    "SendMessage",
+                    json!({"to": "bob", "message": "hi", "summary": "s"})
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn api_error_replies_are_dropped_and_their_neighbours_merge() {
+        let error = entry(
+            "3",
+            Some("2"),
+            json!({"type": "assistant", "isApiErrorMessage": true, "message": {"model":
+                "<synthetic>", "id": "e", "role": "assistant", "content": [text("API Error")]}}),
+        );
+        let lines = [
+            assistant("1", None, "m1", text("One.")),
+            user("2", Some("1"), json!("Second.")),
+            error,
+            user("4", Some("3"), json!("Try again.")),
+            assistant("5", Some("4"), "m2", text("Two.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                a(vec![text("One.")]),
+                u(vec![text("Second.\n"), text("Try again.")]),
+                a(vec![text("Two.")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn thinking_is_kept_only_for_the_model_that_wrote_it() {
+        let thinking = json!({"type": "thinking", "thinking": "hm", "signature": "sig"});
+        let lines = [
+            user("1", None, json!("Q")),
+            assistant("2", Some("1"), "m1", thinking.clone()),
+            assistant("3", Some("2"), "m1", text("A")),
+        ];
+        assert_eq!(view(&lines, None)[1], a(vec![thinking, text("A")]));
+        assert_eq!(
+            view(&lines, Some("claude-opus-4-5-20251101"))[1],
+            a(vec![text("A")])
+        );
+    }
+
+    #[test]
+    fn whitespace_only_assistant_text_is_dropped() {
+        let lines = [
+            user("1", None, json!("Q")),
+            assistant("2", Some("1"), "m1", text(" \n")),
+            assistant("3", Some("2"), "m1", text("A")),
+        ];
+        assert_eq!(view(&lines, None)[1], a(vec![text("A")]));
+    }
+
+    #[test]
+    fn local_command_system_entries_are_user_text() {
+        let system = entry(
+            "2",
+            Some("1"),
+            json!({"type": "system", "subtype": "local_command",
+                "content": "<local-command-stdout>Set model</local-command-stdout>"}),
+        );
+        let lines = [
+            assistant("1", None, "m1", text("A")),
+            system,
+            user("3", Some("2"), json!("Go on.")),
+            assistant("4", Some("3"), "m2", text("B")),
+        ];
+        assert_eq!(
+            view(&lines, None)[1],
+            u(vec![
+                text("<local-command-stdout>Set model</local-command-stdout>\n"),
+                text("Go on.")
+            ])
+        );
+    }
+
+    #[test]
+    fn tool_references_are_kept_for_tools_the_client_has() {
+        let refs = json!([{"type": "tool_reference", "tool_name": "WebFetch"},
+            {"type": "tool_reference", "tool_name": "mcp__gone__tool"}]);
+        let gone = json!([{"type": "tool_reference", "tool_name": "mcp__gone__tool"}]);
+        let lines = [
+            assistant("1", None, "m1", use_("t", "ToolSearch", json!({}))),
+            user("2", Some("1"), json!([result("t", refs)])),
+            assistant("3", Some("2"), "m2", use_("v", "ToolSearch", json!({}))),
+            user("4", Some("3"), json!([result("v", gone)])),
+            assistant("5", Some("4"), "m3", text("ok")),
+        ];
+        let out = view(&lines, None);
+        let kept = json!([{"type": "tool_reference", "tool_name": "WebFetch"}]);
+        assert_eq!(out[1], u(vec![result("t", kept), text(TOOL_LOADED)]));
+        assert_eq!(out[3], u(vec![result("v", json!([text(TOOLS_REMOVED)]))]));
+    }
+
+    #[test]
+    fn numbers_are_sent_as_javascript_doubles() {
+        let lines = [
+            assistant(
+                "1",
+                None,
+                "m1",
+                use_("t", "Bash", json!({"n": 12345678901234567890u64})),
+            ),
+            user("2", Some("1"), json!([result("t", json!("x"))])),
+            assistant("3", Some("2"), "m2", text("ok")),
+        ];
+        let (state, sources) = super::super::testing::replayed(&lines);
+        let mut reader = SpanReader::new(&sources);
+        let view = View::new(&state, &mut reader, None).expect("a view");
+        let mut text = Vec::new();
+        view.message_text(&view.messages[0], &mut reader, &mut text)
+            .expect("text");
+        let text = String::from_utf8(text).expect("UTF-8");
+        assert!(text.contains(r#""n":12345678901234567000"#), "{text}");
+    }
+
+    #[test]
+    fn the_default_model_is_the_last_assistant_one_unless_retired() {
+        let retired = entry(
+            "2",
+            Some("1"),
+            json!({"type": "assistant", "message": {"model": RETIRED[0], "id": "m",
+                "role": "assistant", "content": [text("A")]}}),
+        );
+        let lines = [user("1", None, json!("Q")), retired];
+        let (state, sources) = super::super::testing::replayed(&lines);
+        let mut reader = SpanReader::new(&sources);
+        let view = View::new(&state, &mut reader, None).expect("a view");
+        assert_eq!(view.model, DEFAULT_MODEL);
+    }
 }

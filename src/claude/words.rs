@@ -1,9 +1,11 @@
 //! Claude Code's nouns for people: how the transcript shows a Messages API message (text, tool
-//! calls with their input, results, thinking).
+//! calls with their input, results, thinking), and how the diff names what the view's rules did.
 
 use serde_json::Value;
 
-use crate::view::{Entry, Origin};
+use super::view::{Dropped, MISSING_RESULT, Message, NO_RESPONSE, Note, Role, View};
+use crate::text::plural;
+use crate::view::{Change, Entry, Origin, Sign};
 
 /// A message for people: who speaks, a mark for a repaired one, and its blocks.
 pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
@@ -77,4 +79,183 @@ fn short(text: &str) -> String {
         end -= 1;
     }
     format!("{}… ({} bytes)", &text[..end], text.len())
+}
+
+/// The diff's line for something of the history the view leaves out.
+pub(crate) fn dropped(view: &View<'_>, d: &Dropped) -> Change {
+    let line = |node: u32| view.state.nodes[node as usize].line;
+    let (node, head, detail) = match *d {
+        Dropped::Unanswered { node, id } => (
+            node,
+            format!("tool_use {}", view.id_text(id)),
+            "removed: no result for it anywhere in the history, and the history goes on after \
+             it (Claude Code drops the call)"
+                .to_string(),
+        ),
+        Dropped::Thinking { node } => (
+            node,
+            "thinking".to_string(),
+            format!("removed: written by another model than {}", view.model),
+        ),
+        Dropped::Blank { node } => (
+            node,
+            "assistant text of only whitespace".to_string(),
+            "removed: Claude Code does not send it".to_string(),
+        ),
+        Dropped::ApiError { node } => (
+            node,
+            "API error reply".to_string(),
+            "removed: an isApiErrorMessage entry is never sent".to_string(),
+        ),
+    };
+    Change {
+        sign: Sign::Removed,
+        position: format!("line {}", line(node)),
+        head,
+        detail,
+    }
+}
+
+/// What the rules did to one message (at its 1-based place), as the diff shows it.
+pub(crate) fn changes(view: &View<'_>, m: &Message, at: usize) -> Vec<Change> {
+    let list = |ids: &[u32]| {
+        ids.iter()
+            .map(|&id| view.id_text(id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let line = m
+        .nodes
+        .first()
+        .map(|&n| format!(" (line {})", view.state.nodes[n as usize].line))
+        .unwrap_or_default();
+    let position = format!("message #{at}");
+    let change = |sign, head: String, detail: String| Change {
+        sign,
+        position: position.clone(),
+        head,
+        detail,
+    };
+    let mut out = Vec::new();
+    if m.inserted && m.role == Role::Assistant {
+        out.push(change(
+            Sign::Inserted,
+            format!("assistant message \"{NO_RESPONSE}\""),
+            "inserted: the history ends in a user message, and Claude Code answers it so".into(),
+        ));
+        return out;
+    }
+    if m.inserted {
+        let blocks = m.blocks.len() as u64;
+        out.push(change(
+            Sign::Inserted,
+            format!(
+                "user message with {blocks} tool_result {}",
+                plural(blocks, "block", "blocks")
+            ),
+            "inserted: the assistant message before has unanswered tool_use ids".into(),
+        ));
+    }
+    for note in &m.notes {
+        let (sign, head, detail) = match note {
+            Note::Missing(ids) => (
+                Sign::Inserted,
+                format!("tool_result for {}", list(ids)),
+                format!(
+                    "inserted: answered only later in the log; Claude Code sends \"{MISSING_RESULT}\""
+                ),
+            ),
+            Note::Interrupted(ids) => (
+                Sign::Inserted,
+                format!("tool_result for {}", list(ids)),
+                "inserted: the session ended before the result was recorded (\"[Tool call \
+                 interrupted: …]\")"
+                    .into(),
+            ),
+            Note::Orphans(ids) => (
+                Sign::Removed,
+                format!("tool_result for {}{line}", list(ids)),
+                "orphan removed: no tool_use with this id in the message before".into(),
+            ),
+            Note::Placeholder(text) => (
+                Sign::Modified,
+                format!("user message{line}"),
+                format!("left with no block: sent as the text \"{text}\""),
+            ),
+            Note::Joined(n) => (
+                Sign::Modified,
+                format!("user message{line}"),
+                format!(
+                    "\"\\n\" appended to {n} text {} where entries were joined",
+                    plural(u64::from(*n), "block", "blocks")
+                ),
+            ),
+            Note::Folded(n) => (
+                Sign::Modified,
+                format!("user message{line}"),
+                format!(
+                    "{n} attachment {} folded into the tool_result before",
+                    plural(u64::from(*n), "reminder", "reminders")
+                ),
+            ),
+            Note::Renamed(n) => (
+                Sign::Modified,
+                format!("assistant message{line}"),
+                format!(
+                    "{n} tool_use {} Task sent as Agent",
+                    plural(u64::from(*n), "named", "named")
+                ),
+            ),
+            Note::SendMessage(n) => (
+                Sign::Modified,
+                format!("assistant message{line}"),
+                format!(
+                    "{n} SendMessage {} without type, recipient and content",
+                    plural(u64::from(*n), "input", "inputs")
+                ),
+            ),
+            Note::ToolRefs(n) => (
+                Sign::Modified,
+                format!("user message{line}"),
+                format!(
+                    "references to tools Claude Code does not have removed from {n} tool_result {}",
+                    plural(u64::from(*n), "block", "blocks")
+                ),
+            ),
+        };
+        if m.inserted && matches!(note, Note::Missing(_) | Note::Interrupted(_)) {
+            continue;
+        }
+        out.push(change(sign, head, detail));
+    }
+    out
+}
+
+/// The diff's closing line.
+pub(crate) fn footer(view: &View<'_>) -> String {
+    let inserted = view.missing.len() as u64
+        + view
+            .messages
+            .iter()
+            .filter(|m| m.inserted && m.role == Role::Assistant)
+            .count() as u64;
+    let removed = view.orphans.len() as u64 + view.dropped.len() as u64;
+    let changed = view
+        .messages
+        .iter()
+        .filter(|m| !m.inserted && !m.notes.is_empty())
+        .count() as u64;
+    if inserted + removed + changed == 0 {
+        return format!(
+            "no changes: the prompt view is the history's messages as they are (for {})",
+            view.model
+        );
+    }
+    format!(
+        "{inserted} {} inserted, {removed} {} removed, {changed} {} changed (for {})",
+        plural(inserted, "block", "blocks"),
+        plural(removed, "block", "blocks"),
+        plural(changed, "message", "messages"),
+        view.model
+    )
 }
