@@ -7,7 +7,11 @@ use std::path::Path;
 
 mod common;
 
-use common::{META, Scratch, rollcall, stderr_of};
+use common::{Scratch, rollcall, stderr_of};
+
+/// A mini-dialect session_meta: these tests write mini records after it (a Codex session_meta
+/// would make Codex, and so rollcall, ignore them, SPEC §11.2).
+const META: &str = r#"{"type":"session_meta","thread_id":"thread-1"}"#;
 
 fn one_line_error(path: &Path, args: &[&str], status: i32) -> String {
     let out = rollcall().args(args).arg(path).output().expect("runs");
@@ -233,7 +237,7 @@ fn terminal_output_never_carries_raw_control_characters() {
     let dir = Scratch::new("escapes");
     let evil = r#"\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202e"#;
     let content = format!(
-        "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"id{evil}\"}}}}\n\
+        "{{\"type\":\"session_meta\",\"thread_id\":\"id{evil}\"}}\n\
          {{\"type\":\"item\",\"item\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"hi{evil}\"}}]}}}}\n\
          {{\"type\":\"item\",\"item\":{{\"type\":\"function_call\",\"name\":\"n{evil}\",\"call_id\":\"c{evil}\",\"arguments\":\"{evil}\"}}}}\n\
          {{\"type\":\"turn_started\",\"turn_id\":\"t{evil}\"}}\n\
