@@ -7,11 +7,7 @@ use std::path::Path;
 
 mod common;
 
-use common::{Scratch, rollcall, stderr_of};
-
-/// A mini-dialect session_meta: these tests write mini records after it (a Codex session_meta
-/// would make Codex, and so rollcall, ignore them, SPEC §11.2).
-const META: &str = r#"{"type":"session_meta","thread_id":"thread-1"}"#;
+use common::{META, Scratch, rollcall, stderr_of};
 
 fn one_line_error(path: &Path, args: &[&str], status: i32) -> String {
     let out = rollcall().args(args).arg(path).output().expect("runs");

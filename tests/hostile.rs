@@ -366,7 +366,7 @@ fn nesting_100_000_levels_deep() {
     let deep_orphan =
         format!(r#"{{"type":"custom_tool_call_output","call_id":"nobody","output":[{arrays}]}}"#);
     let lines = [
-        format!(r#"{{"type":"session_meta","payload":{{"id":"deep-thread","x":{objects}}}}}"#),
+        format!(r#"{{"type":"session_meta","thread_id":"deep-thread","x":{objects}}}"#),
         item(&deep_call),
         arrays.clone(),
         format!(r#"{{"type":"response_item","payload":{deep_part}}}"#),
@@ -953,7 +953,7 @@ fn lone_surrogates() {
     let message = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"lone \ud800 here, pair \ud83d\ude00, high then A \ud800\u0041"}]}"#;
     let call = r#"{"type":"function_call","call_id":"\ud800x","name":"f"}"#;
     let content = [
-        r#"{"type":"session_meta","payload":{"id":"thread-\udfff"}}"#.to_string(),
+        r#"{"type":"session_meta","thread_id":"thread-\udfff"}"#.to_string(),
         item(message),
         item(call),
         r#"{"type":"kind-\ud800"}"#.to_string(),
@@ -1045,7 +1045,7 @@ fn megabyte_ids() {
     let (thread, call_id, id, turn) = (big("t"), big("c"), big("i"), big("u"));
     let call = format!(r#"{{"type":"function_call","id":"{id}","call_id":"{call_id}"}}"#);
     let content = [
-        format!(r#"{{"type":"session_meta","payload":{{"id":"{thread}"}}}}"#),
+        format!(r#"{{"type":"session_meta","thread_id":"{thread}"}}"#),
         item(&call),
         format!(r#"{{"type":"turn_started","turn_id":"{turn}"}}"#),
         format!(r#"{{"type":"{}"}}"#, big("k")),

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use assert_cmd::Command;
 
-pub const META: &str = r#"{"type":"session_meta","payload":{"id":"thread-1"}}"#;
+/// A mini-dialect session_meta: the tests write mini records after it (after a Codex
+/// session_meta, Codex, and so rollcall, would ignore them: SPEC §11.2).
+pub const META: &str = r#"{"type":"session_meta","thread_id":"thread-1"}"#;
 
 /// The binary, with colour off so outputs compare as text.
 pub fn rollcall() -> Command {
