@@ -50,18 +50,18 @@ fn memory_per_line_and_per_item() {
     let blank = write(&at("blank.jsonl"), &head, "\n", "", 8 << 20, "");
     let rejected = write(&at("rejected.jsonl"), &head, "x\n\n", "", 3 << 20, "");
     let items = 3 << 20;
-    let compacted = format!(
-        "{head}{{\"type\":\"compacted\",\"payload\":{{\"message\":\"\",\"replacement_history\":["
-    );
+    // The mini spelling: a Codex replacement history of untyped objects is no history Codex
+    // reads (SPEC §11.2), a mini one keeps them.
+    let compacted = format!("{head}{{\"type\":\"compacted\",\"replacement_history\":[");
     let replacement = write(
         &at("replacement.jsonl"),
         &compacted,
         "{}",
         ",",
         items,
-        "]}}\n",
+        "]}\n",
     );
-    let numbers = write(&at("numbers.jsonl"), &compacted, "1", ",", items, "]}}\n");
+    let numbers = write(&at("numbers.jsonl"), &compacted, "1", ",", items, "]}\n");
 
     let commands: [&[&str]; 3] = [
         &["replay", "--report", "--json"],
