@@ -454,9 +454,10 @@ impl<'s> Fold<'s> {
         let plan = kept.plan(history);
         let cut = plan.cut.map(|(item, tokens)| {
             let json = self.read_item(item).unwrap_or_default();
-            let text = compaction::cut_text(&forms::compaction_text(&json), tokens);
+            let pieces = compaction::cut_parts(&forms::compaction_pieces(&json), tokens);
+            let len: usize = pieces.iter().map(String::len).sum();
             let mut rebuilt = Vec::new();
-            forms::rebuilt_message(&json, Some(&text), &mut rebuilt);
+            forms::rebuilt_message(&json, Some(&pieces), &mut rebuilt);
             // The cut message is the oldest one kept: any earlier cut one is gone now.
             self.state.owned.clear();
             self.state
@@ -465,7 +466,7 @@ impl<'s> Fold<'s> {
             let span = Span { at: 0, len: 0 };
             let mut owned = Item::new(0, span, ItemKind::Message, Form::Owned);
             owned.flags.0 = Flags::USER | Flags::ROLE_USER;
-            owned.aux = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            owned.aux = u32::try_from(len).unwrap_or(u32::MAX);
             owned
         });
         let history = &mut self.state.history;
