@@ -229,15 +229,20 @@ fn inter_agent_communications_become_agent_messages() {
 }
 
 /// Facts where SPEC.md decides otherwise than Codex, and why.
-const SPEC_DIFFERS: [(&str, &str); 2] = [
+const SPEC_DIFFERS: [(&str, &str); 3] = [
     (
         "filters_non_api_messages (record filter)",
         "SPEC §4 keeps item types rollcall does not know; Codex drops them when it records history",
     ),
     (
         "derived QUIRK: rolled-back turn with a replacement compaction and no surviving base",
-        "SPEC §2 folds records forward; Codex's backward scan resumes such a file from after the \
-         rolled-back compaction, without its replacement history (docs/decisions.md)",
+        "Codex 0.169.0 (live class G) undoes a replacement compaction that lies in a rolled-back \
+         turn: the history is what the log gives up to that turn's start, [u1, a1]",
+    ),
+    (
+        "derived: same with an older surviving replacement compaction (== naive forward fold)",
+        "Codex 0.169.0 (live class G) undoes the replacement compaction inside the rolled-back \
+         turn t2: [u0, S0, u1, a1], not the forward fold's [u1, u2]",
     ),
 ];
 
