@@ -28,18 +28,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),
     (
-        "codex/legacy_compaction_budget_cut",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/legacy_compaction_collect",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/legacy_compaction_utf8_cut",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
         "codex/prep_images",
         "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
     ),

@@ -7,7 +7,7 @@
 //! costs, so the next one finds where its budget runs out in them by binary search.
 
 use super::item::{Flags, Form, Item, ItemKind};
-use super::truncate::{self, Policy};
+use super::truncate;
 
 /// `COMPACT_USER_MESSAGE_MAX_TOKENS`.
 pub(crate) const BUDGET: u64 = 20_000;
@@ -32,7 +32,7 @@ pub(crate) fn collected(item: &Item) -> bool {
     item.kind == ItemKind::Message && item.has(Flags::USER) && !item.has(Flags::SUMMARY)
 }
 
-/// A kept user message as the compaction writes it: its text alone (no media, no id).
+/// A kept user message as the compaction writes it: its id and text parts (no media).
 fn rebuilt(item: Item) -> Item {
     let mut kept = match item.form() {
         Form::Verbatim => Item::new(
@@ -187,9 +187,33 @@ impl FindOrLast for std::ops::RangeInclusive<usize> {
     }
 }
 
-/// The cut message's text, as Codex cuts it: a token policy of the budget left, no ×1.2.
-pub(crate) fn cut_text(text: &str, tokens: u64) -> String {
-    truncate::truncate_text(text, Policy::Tokens(tokens)).into_owned()
+/// The cut message's parts, as Codex 0.169.0 cuts them: the joined text cut by a token policy
+/// of the budget left (no ×1.2), sent as the parts of the head, the marker as a part of its own,
+/// then the parts of the tail (a one-part message becomes `[head, marker, tail]`).
+pub(crate) fn cut_parts(pieces: &[String], tokens: u64) -> Vec<String> {
+    let joined: String = pieces.concat();
+    let Some((head, marker, tail)) = truncate::token_cut(&joined, tokens) else {
+        return pieces.to_vec();
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut spans = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        spans.push((at, at + piece.len()));
+        at += piece.len();
+    }
+    for &(start, end) in &spans {
+        if start < head {
+            out.push(joined[start..end.min(head)].to_owned());
+        }
+    }
+    out.push(marker);
+    for &(start, end) in &spans {
+        if end > tail {
+            out.push(joined[start.max(tail)..end].to_owned());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -250,6 +274,18 @@ mod tests {
     /// What identifies a message for comparing: its span, text length and whether it was cut.
     fn key(item: &Item) -> (u64, u32, bool) {
         (item.span().at, item.aux, item.span().len == 2)
+    }
+
+    #[test]
+    fn a_cut_message_keeps_its_parts_around_the_marker() {
+        let s = |v: &[&str]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        // One part: head, marker, tail (fixture legacy_compaction_budget_cut).
+        let one = cut_parts(&s(&["abcdefghijkl"]), 1);
+        assert_eq!(one, s(&["ab", "…2 tokens truncated…", "kl"]));
+        // Parts are cut where the joined text is, and stay apart.
+        let many = cut_parts(&s(&["a", "bcdefghij", "kl"]), 1);
+        assert_eq!(many, s(&["a", "b", "…2 tokens truncated…", "kl"]));
+        assert_eq!(cut_parts(&s(&["ab", "c"]), 1), s(&["ab", "c"]));
     }
 
     proptest! {

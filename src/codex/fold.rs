@@ -151,7 +151,7 @@ impl State {
 
 /// Positions of the user-turn boundaries in the history, ascending: what rollbacks cut at. After a
 /// legacy compaction the history starts with a run of them, kept as a count.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Boundaries {
     /// `history[..run]` are all boundaries.
     run: usize,
@@ -195,6 +195,18 @@ impl Boundaries {
     }
 }
 
+/// What a replacement compaction replaced, kept in case a later rollback discards it (SPEC §11.2
+/// #6): the history before it, moved here (never copied, so many compactions cost what their
+/// replacements do), and how many user turns the history had right after it.
+#[derive(Debug)]
+struct Snapshot {
+    history: Vec<Item>,
+    boundaries: Boundaries,
+    kept: Option<Kept>,
+    owned: Vec<Box<str>>,
+    installed: usize,
+}
+
 /// A replay in progress: the state as far as it has got, and what the rules need on the way.
 pub(crate) struct Fold<'s> {
     pub state: State,
@@ -205,6 +217,8 @@ pub(crate) struct Fold<'s> {
     boundaries: Boundaries,
     /// What the last legacy compaction kept, while the history still starts with it.
     kept: Option<Kept>,
+    /// The replacement compactions still in force, oldest first.
+    snapshots: Vec<Snapshot>,
     /// Reading a parent rollout: its records below this ordinal come in, its session_meta not.
     cut: Option<u64>,
     /// The ordinal of the last record that had one, and the last record's line and ordinal.
@@ -264,6 +278,7 @@ impl<'s> Fold<'s> {
             src,
             boundaries: Boundaries::default(),
             kept: None,
+            snapshots: Vec::new(),
             cut: None,
             previous_ordinal: None,
             last_record: None,
@@ -343,7 +358,11 @@ impl<'s> Fold<'s> {
             Record::Item(None) | Record::Context | Record::Event => {}
             Record::Compacted(replacement) => {
                 state.compactions += 1;
+                self.save_snapshot();
                 self.replace(replacement, chunk);
+                if let Some(top) = self.snapshots.last_mut() {
+                    top.installed = self.boundaries.len();
+                }
             }
             Record::LegacyCompaction(message) => {
                 state.compactions += 1;
@@ -351,6 +370,7 @@ impl<'s> Fold<'s> {
             }
             Record::RolledBack(replacement) => {
                 state.rollbacks += 1;
+                self.snapshots.clear();
                 self.replace(replacement, chunk);
             }
             Record::DropTurns(n) => {
@@ -454,9 +474,10 @@ impl<'s> Fold<'s> {
         let plan = kept.plan(history);
         let cut = plan.cut.map(|(item, tokens)| {
             let json = self.read_item(item).unwrap_or_default();
-            let text = compaction::cut_text(&forms::compaction_text(&json), tokens);
+            let pieces = compaction::cut_parts(&forms::compaction_pieces(&json), tokens);
+            let len: usize = pieces.iter().map(String::len).sum();
             let mut rebuilt = Vec::new();
-            forms::rebuilt_message(&json, Some(&text), &mut rebuilt);
+            forms::rebuilt_message(&json, Some(&pieces), &mut rebuilt);
             // The cut message is the oldest one kept: any earlier cut one is gone now.
             self.state.owned.clear();
             self.state
@@ -465,7 +486,7 @@ impl<'s> Fold<'s> {
             let span = Span { at: 0, len: 0 };
             let mut owned = Item::new(0, span, ItemKind::Message, Form::Owned);
             owned.flags.0 = Flags::USER | Flags::ROLE_USER;
-            owned.aux = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            owned.aux = u32::try_from(len).unwrap_or(u32::MAX);
             owned
         });
         let history = &mut self.state.history;
@@ -498,16 +519,51 @@ impl<'s> Fold<'s> {
         summary
     }
 
+    /// Moves the history a replacement compaction is about to replace into a snapshot.
+    fn save_snapshot(&mut self) {
+        self.snapshots.push(Snapshot {
+            history: std::mem::take(&mut self.state.history),
+            boundaries: std::mem::take(&mut self.boundaries),
+            kept: self.kept.take(),
+            owned: std::mem::take(&mut self.state.owned),
+            installed: 0,
+        });
+    }
+
+    /// Codex 0.169.0 applies a rollback by going back in the log (SPEC §11.2 #6, live class G): a
+    /// replacement compaction that lies after the start of the `n`-th last user turn is
+    /// discarded with the turns. Each one that fewer than `n` user turns follow is undone here
+    /// (its snapshot put back), and the turns after it are counted off; returns how many turns
+    /// are left to drop from the history so restored.
+    fn undo_compactions(&mut self, mut n: usize) -> usize {
+        while let Some(top) = self.snapshots.last() {
+            let after = self.boundaries.len().saturating_sub(top.installed);
+            if n <= after {
+                break;
+            }
+            n -= after;
+            let Some(top) = self.snapshots.pop() else {
+                break;
+            };
+            self.state.history = top.history;
+            self.boundaries = top.boundaries;
+            self.kept = top.kept;
+            self.state.owned = top.owned;
+        }
+        n
+    }
+
     /// Drops the last `n` user turns and everything after them, then the context updates right
     /// above the cut; a rollback of every turn also strips the first turn's `<model_switch>`
-    /// (SPEC §2.1).
+    /// (SPEC §2.1). Replacement compactions among the dropped turns are undone first.
     fn drop_turns(&mut self, n: u64) {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        let n = self.undo_compactions(n);
         let count = self.boundaries.len();
         if count == 0 {
             return;
         }
         let first = self.boundaries.get(0);
-        let n = usize::try_from(n).unwrap_or(usize::MAX);
         let mut cut = if n >= count {
             first
         } else {
@@ -603,6 +659,94 @@ mod tests {
     const COMPACTED: &str = r#"{"type":"compacted","payload":{"message":""}}"#;
     const ROLLBACK: &str =
         r#"{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#;
+
+    /// The history `lines` replay to, as the texts of its messages.
+    fn texts(lines: &[String]) -> Vec<String> {
+        let mut text = String::from("{\"type\":\"session_meta\",\"payload\":{\"id\":\"t\"}}\n");
+        for line in lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let load = Load {
+            threads: false,
+            max_line: 1 << 20,
+            lineage: false,
+            snapshot: false,
+            digest: false,
+        };
+        let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
+        let State::Codex(state) = &session.state else {
+            panic!("not read as Codex");
+        };
+        let mut reader = crate::source::SpanReader::exact(&session.sources);
+        let mut out = Vec::new();
+        state
+            .history
+            .iter()
+            .map(|item| {
+                super::forms::item_text(*item, &state.owned, &mut reader, &mut out).unwrap();
+                let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                v["content"][0]["text"].as_str().unwrap_or("?").to_owned()
+            })
+            .collect()
+    }
+
+    fn replacement(texts: &[&str]) -> String {
+        let items: Vec<String> = texts
+            .iter()
+            .map(|t| {
+                format!(
+                    r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{t}"}}]}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"type":"compacted","payload":{{"message":"","replacement_history":[{}]}}}}"#,
+            items.join(",")
+        )
+    }
+
+    fn rollback(n: u64) -> String {
+        format!(
+            r#"{{"type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":{n}}}}}"#
+        )
+    }
+
+    /// Live class G: a rollback goes back in the log, undoing the replacement compactions that
+    /// lie after the start of the turns it drops.
+    #[test]
+    fn rollbacks_undo_the_replacement_compactions_they_go_back_over() {
+        let case = |tail: &[String]| {
+            let mut lines = vec![user("t1"), user("t2"), replacement(&["t1", "summary"])];
+            lines.extend_from_slice(tail);
+            lines.push(user("t4"));
+            texts(&lines)
+        };
+        assert_eq!(case(&[user("t3"), rollback(1)]), ["t1", "summary", "t4"]);
+        assert_eq!(case(&[user("t3"), rollback(2)]), ["t1", "t4"]);
+        assert_eq!(case(&[user("t3"), rollback(3)]), ["t4"]);
+        let second = replacement(&["second"]);
+        assert_eq!(
+            case(&[user("t3"), second.clone(), rollback(1)]),
+            ["t1", "summary", "t4"]
+        );
+        // Two rollbacks, the second going further back than the first.
+        assert_eq!(
+            case(&[user("t3"), second, rollback(1), rollback(1)]),
+            ["t1", "t4"]
+        );
+        // A legacy compaction is not undone: the rollback counts its rebuilt turns.
+        let lines = [
+            user("t1"),
+            user("t2"),
+            COMPACTED.into(),
+            user("t3"),
+            replacement(&["s"]),
+            rollback(1),
+            user("t4"),
+        ];
+        assert_eq!(texts(&lines), ["t1", "t2", "(no summary available)", "t4"]);
+    }
 
     /// Regression (issue "quadratic legacy compactions"): each compaction walked the whole
     /// history, so many of them after many user messages took time in the square of the log.

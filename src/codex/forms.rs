@@ -8,6 +8,7 @@ use std::io;
 use super::item::{Fields, Flags, Form, Item};
 use super::parts::{self, PartKind};
 use super::turns;
+use super::typed;
 use crate::json::{self, Parser};
 use crate::source::SpanReader;
 
@@ -153,30 +154,54 @@ fn summary_message(raw: &str, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// The text a compaction keeps of a user message (its JSON text).
-pub(crate) fn compaction_text(message: &str) -> String {
+/// The text a compaction keeps of a user message (its JSON text): its `input_text` parts that
+/// are no media labels, each a piece.
+pub(crate) fn compaction_pieces(message: &str) -> Vec<String> {
     let mut p = Parser::new(message);
     let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
     let parts = parts::parts(message, &fields.content);
-    let mut text = String::new();
-    parts::compaction_text(message, &parts, |piece| text.push_str(piece));
-    text
+    let mut pieces = Vec::new();
+    parts::compaction_text(message, &parts, |piece| pieces.push(piece.to_owned()));
+    pieces
 }
 
-/// The user message Codex rebuilds from `message` (a user message's JSON text) when it compacts:
-/// its text (or `text`, when cut), and its passthrough reduced to `turn_id` and `create_time`.
-pub(crate) fn rebuilt_message(message: &str, text: Option<&str>, out: &mut Vec<u8>) {
+/// The user message Codex 0.169.0 rebuilds from `message` (a user message's JSON text) when it
+/// compacts (SPEC §11.2 #5): its `id` when Codex sends it, its text pieces as separate
+/// `input_text` parts (or `pieces`, when cut; one empty part when there are none), and its
+/// passthrough reduced to `turn_id` and `create_time`.
+pub(crate) fn rebuilt_message(message: &str, pieces: Option<&[String]>, out: &mut Vec<u8>) {
     let whole;
-    let text = match text {
-        Some(text) => text,
+    let pieces = match pieces {
+        Some(pieces) => pieces,
         None => {
-            whole = compaction_text(message);
+            whole = compaction_pieces(message);
             &whole
         }
     };
-    user_message(text.as_bytes(), out);
     let mut p = Parser::new(message);
     let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
+    out.extend_from_slice(br#"{"type":"message""#);
+    if let Some(id) = &fields.id
+        && json::string_at(message, &Some(id.clone())).is_some_and(|id| typed::sent_id(&id))
+    {
+        member(out, "id", &message[id.clone()]);
+    }
+    out.extend_from_slice(br#","role":"user","content":["#);
+    let empty = [String::new()];
+    let pieces = if pieces.is_empty() {
+        &empty[..]
+    } else {
+        pieces
+    };
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"type":"input_text","text":"#);
+        json::encode_str(piece.as_bytes(), out);
+        out.push(b'}');
+    }
+    out.push(b']');
     passthrough(message, &fields.passthrough, out);
     out.push(b'}');
 }
@@ -266,7 +291,17 @@ mod tests {
         );
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"ab!"}],"internal_chat_message_metadata_passthrough":{}}"#
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_text","text":"b!"}],"internal_chat_message_metadata_passthrough":{}}"#
+        );
+        let mut out = Vec::new();
+        rebuilt_message(
+            r#"{"type":"message","id":"msg_1","role":"user","content":[{"type":"input_image","image_url":"u"}]}"#,
+            None,
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"type":"message","id":"msg_1","role":"user","content":[{"type":"input_text","text":""}]}"#
         );
         let mut out = Vec::new();
         summary_message(r#""""#, &mut out);

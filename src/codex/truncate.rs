@@ -94,6 +94,24 @@ fn with_byte_estimate(text: &str, max_bytes: u64, tokens: bool) -> Cow<'_, str> 
     Cow::Owned(format!("{head}{}{tail}", marker(tokens, n)))
 }
 
+/// Where a token-policy [`truncate_text`] cuts `text`: the head's end, the marker, and the tail's
+/// start (byte offsets into `text`); `None` when it keeps the text whole. A legacy compaction
+/// sends the three as separate parts (Codex 0.169.0, SPEC §11.2 #5).
+pub(crate) fn token_cut(text: &str, max: u64) -> Option<(usize, String, usize)> {
+    if text.is_empty() || (max > 0 && text.len() as u64 <= max.saturating_mul(4)) {
+        return None;
+    }
+    let max_bytes = max.saturating_mul(4);
+    let len = text.len() as u64;
+    if max_bytes == 0 {
+        return Some((0, marker(true, tokens_for_bytes(len)), text.len()));
+    }
+    let left = max_bytes / 2;
+    let (_, head, tail) = split(text, left, max_bytes - left);
+    let n = tokens_for_bytes(len - max_bytes);
+    Some((head.len(), marker(true, n), text.len() - tail.len()))
+}
+
 /// The longest head of whole characters within `left` bytes, the longest tail of whole
 /// characters within `right` bytes, and how many characters lie between them.
 fn split(text: &str, left: u64, right: u64) -> (u64, &str, &str) {
@@ -159,6 +177,21 @@ mod tests {
             t("日本語テキスト", Policy::Tokens(2)),
             "日…4 tokens truncated…ト"
         );
+    }
+
+    #[test]
+    fn token_cuts_name_where_the_parts_split() {
+        for (text, max) in [
+            ("héllo wörld, long enough", 2),
+            ("日本語テキスト", 2),
+            ("abc", 0),
+        ] {
+            let (head, marker, tail) = token_cut(text, max).unwrap();
+            let joined = format!("{}{marker}{}", &text[..head], &text[tail..]);
+            assert_eq!(joined, truncate_text(text, Policy::Tokens(max)));
+        }
+        assert_eq!(token_cut("abcd", 1), None);
+        assert_eq!(token_cut("", 0), None);
     }
 
     #[test]

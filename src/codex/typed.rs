@@ -66,6 +66,12 @@ pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, out: &mut Vec<
     }
 }
 
+/// Whether Codex sends an item `id`: only one of the form `prefix_rest` (SPEC §11.2 #4).
+pub(crate) fn sent_id(id: &str) -> bool {
+    id.split_once('_')
+        .is_some_and(|(prefix, rest)| !prefix.is_empty() && !rest.is_empty())
+}
+
 /// The type of a member's value, as Codex's struct declares it.
 #[derive(Debug, Clone, Copy)]
 enum Ty {
@@ -672,10 +678,7 @@ impl Walk<'_, '_> {
                     return Ok(Sent::Dropped);
                 }
                 let id = json::decode_str(&text[range.clone()]).ok_or(bad)?;
-                let prefixed = id
-                    .split_once('_')
-                    .is_some_and(|(prefix, rest)| !prefix.is_empty() && !rest.is_empty());
-                Ok(if prefixed {
+                Ok(if sent_id(&id) {
                     self.raw(range)
                 } else {
                     Sent::Dropped

@@ -338,6 +338,21 @@ fn repairs(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
             ))
         };
         rows.push(Row::new("resume prep", resume));
+        let dropped = m.dropped_items.len() as u64;
+        if dropped > 0 {
+            let listed = m
+                .dropped_items
+                .iter()
+                .take(SHOWN)
+                .map(|d| format!("line {:<9} {}", d.line, escape(&d.kind)));
+            let mut under: Vec<String> = listed.collect();
+            under.extend(more(dropped, SHOWN));
+            let said = format!(
+                "{dropped} {} of a type Codex does not send",
+                plural(dropped, "item", "items")
+            );
+            rows.push(Row::new("dropped items", paint.yellow(&said)).under(under));
+        }
     }
     rows
 }

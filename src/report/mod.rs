@@ -290,6 +290,16 @@ pub(crate) struct MediaRepairs {
     pub media_prepared: u64,
     /// Images kept that Codex resizes on resume (rollcall reads only their headers).
     pub images_codex_would_resize: u64,
+    /// Items of a type Codex does not know, which it does not send: their type and line.
+    pub dropped_items: Vec<DroppedItem>,
+}
+
+/// An item the view leaves out because Codex does not know its type.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct DroppedItem {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub line: u64,
 }
 
 /// A call id as the report shows it: a string, or the JSON value it was.
@@ -355,8 +365,21 @@ fn codex_repairs(
                 repairs.orphan_outputs.push(IdRef::of(id));
                 continue;
             }
-            // Listed by the diff, with its type and line.
-            Step::Drop(_) => continue,
+            Step::Drop(i) => {
+                let item = state.history[i];
+                let mut reader = crate::source::SpanReader::exact(&session.sources);
+                let mut text = Vec::new();
+                view.item_text(item, &mut reader, &mut text)?;
+                let text = String::from_utf8_lossy(&text);
+                let fields = codex::view::fields_of(&text);
+                let kind = json::string_at(&text, &fields.kind).unwrap_or_default();
+                media.dropped_items.push(DroppedItem {
+                    kind: kind.into_owned(),
+                    // The fold keeps the line of a dropped item in its `aux`.
+                    line: u64::from(item.aux),
+                });
+                continue;
+            }
             Step::Item(i) => state.history[i],
         };
         let mut counts = item.prep;
