@@ -568,24 +568,39 @@ pub(crate) fn human(w: &Written, out: &mut impl Write) -> io::Result<()> {
     )?;
     let r = &w.repairs;
     let mut done = Vec::new();
-    if r.lines_dropped > 0 {
-        done.push(format!("{} bad lines left out", r.lines_dropped));
-    }
-    if r.missing_outputs > 0 {
-        done.push(format!("{} unanswered calls answered", r.missing_outputs));
-    }
-    if r.orphan_outputs_removed > 0 {
-        done.push(format!(
-            "{} orphan outputs left out",
-            r.orphan_outputs_removed
-        ));
-    }
-    if r.other_branches > 0 {
-        done.push(format!("{} other branches left out", r.other_branches));
-    }
-    if r.parents_folded_in > 0 {
-        done.push(format!("{} parent rollouts folded in", r.parents_folded_in));
-    }
+    let mut say = |n: u64, one: &'static str, many: &'static str, done_to: &str| {
+        if n > 0 {
+            done.push(format!(
+                "{n} {} {done_to}",
+                crate::text::plural(n, one, many)
+            ));
+        }
+    };
+    say(r.lines_dropped, "bad line", "bad lines", "left out");
+    say(
+        r.missing_outputs,
+        "unanswered call",
+        "unanswered calls",
+        "answered",
+    );
+    say(
+        r.orphan_outputs_removed,
+        "orphan output",
+        "orphan outputs",
+        "left out",
+    );
+    say(
+        r.other_branches,
+        "other branch",
+        "other branches",
+        "left out",
+    );
+    say(
+        r.parents_folded_in,
+        "parent rollout",
+        "parent rollouts",
+        "folded in",
+    );
     if !done.is_empty() {
         writeln!(out, "  repairs: {}", done.join(", "))?;
     }

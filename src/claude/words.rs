@@ -153,7 +153,10 @@ pub(crate) fn changes(view: &View<'_>, m: &Message, at: usize) -> Vec<Change> {
                 "user message with {blocks} tool_result {}",
                 plural(blocks, "block", "blocks")
             ),
-            "inserted: the assistant message before has unanswered tool_use ids".into(),
+            format!(
+                "inserted: the assistant message before has unanswered tool_use ids {}",
+                list(&m.blocks.iter().map(|b| b.id).collect::<Vec<_>>())
+            ),
         ));
     }
     for note in &m.notes {
