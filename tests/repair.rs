@@ -68,14 +68,11 @@ fn view(home: &Path, path: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn a_codex_copy_lands_in_the_home_and_resumes_as_the_original() {
-    let dir = tempfile::tempdir().unwrap();
-    let original = codex_home(dir.path());
-    let before = snapshot(&original);
-    let out = rollcall(dir.path())
+/// What `rollcall repair --json` says it wrote, after checking that it succeeded.
+fn repair_json(home: &Path, original: &Path) -> serde_json::Value {
+    let out = rollcall(home)
         .args(["repair", "--json"])
-        .arg(&original)
+        .arg(original)
         .output()
         .unwrap();
     assert!(
@@ -83,7 +80,15 @@ fn a_codex_copy_lands_in_the_home_and_resumes_as_the_original() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let written: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_codex_copy_lands_in_the_home_and_resumes_as_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = codex_home(dir.path());
+    let before = snapshot(&original);
+    let written = repair_json(dir.path(), &original);
     let copy = PathBuf::from(written["path"].as_str().unwrap());
     let id = written["id"].as_str().unwrap();
     assert_eq!(written["agent"], "codex");
@@ -124,17 +129,7 @@ fn a_claude_copy_is_one_chain_in_the_project_folder() {
     let original = project.join(name);
     fs::copy(Path::new(story).join(name), &original).unwrap();
     let before = snapshot(&original);
-    let out = rollcall(dir.path())
-        .args(["repair", "--json"])
-        .arg(&original)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let written: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written = repair_json(dir.path(), &original);
     let id = written["id"].as_str().unwrap();
     let copy = project.join(format!("{id}.jsonl"));
     assert_eq!(written["path"], copy.display().to_string());
