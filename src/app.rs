@@ -31,6 +31,7 @@ impl Loaded {
             lineage: false,
             snapshot: false,
             digest: false,
+            leaf: None,
         };
         session::load_bytes("<bytes>", bytes.to_vec(), load).map(Loaded)
     }

@@ -163,6 +163,11 @@ pub struct InputArgs {
     /// Read only this file, not the parent rollouts a Codex fork or revert continues.
     #[arg(long)]
     pub no_lineage: bool,
+
+    /// Claude Code: resume from this entry instead of the client's leaf (a branch the report
+    /// lists under `other leaves`, or an entry above one: the leaf written last below it).
+    #[arg(long, value_name = "UUID")]
+    pub leaf: Option<uuid::Uuid>,
 }
 
 #[derive(Debug, Args)]
@@ -366,6 +371,12 @@ impl Cli {
             job,
             strict: input.strict,
         };
+        let leaf = match &self.command {
+            Command::Replay(args) => args.input.leaf,
+            Command::RepairView(args) => args.input.leaf,
+            Command::Repair(args) => args.input.leaf,
+            Command::Scan(_) | Command::Completions { .. } | Command::Man { .. } => None,
+        };
         let lineage = match &self.command {
             Command::Replay(args) => !args.input.no_lineage,
             Command::RepairView(args) => !args.input.no_lineage,
@@ -440,6 +451,7 @@ impl Cli {
                 lineage,
                 snapshot,
                 digest,
+                leaf,
             },
         }
     }

@@ -92,9 +92,17 @@ pub(crate) fn run(options: &Options, load: Load, homes: &Homes) -> anyhow::Resul
     if agent == Agent::Codex && !options.force {
         refuse_if_locked(&name, original_path, report.thread_id, homes)?;
     }
+    // Claude Code resumes a session by its file name: a copy written with -o to `<uuid>.jsonl`
+    // is that session.
+    let named = options
+        .output
+        .as_deref()
+        .and_then(Path::file_stem)
+        .and_then(|stem| uuid::Uuid::try_parse(&stem.to_string_lossy()).ok())
+        .filter(|_| agent == Agent::Claude);
     let new_id = match agent {
         Agent::Codex => uuid::Uuid::now_v7(),
-        Agent::Claude => uuid::Uuid::new_v4(),
+        Agent::Claude => named.unwrap_or_else(uuid::Uuid::new_v4),
     }
     .to_string();
     let now = SystemTime::now();
@@ -478,6 +486,7 @@ fn check_copy(
         lineage: false,
         snapshot: false,
         digest: false,
+        leaf: None,
     };
     let copy = session::load(
         &Input::Path(path.to_path_buf()),

@@ -183,6 +183,8 @@ pub struct Load {
     pub snapshot: bool,
     /// Count the input's bytes and take their SHA-256 as they are read, for the report.
     pub digest: bool,
+    /// A Claude Code session's entry to resume from instead of the client's leaf (`--leaf`).
+    pub leaf: Option<uuid::Uuid>,
 }
 
 /// Why an input cannot be used at all.
@@ -288,6 +290,12 @@ fn replay(
         max_line: load.max_line,
         progress,
     };
+    if load.leaf.is_some() && dialect != Dialect::Claude {
+        return Err(Failure::unusable(
+            &name,
+            "--leaf picks a branch of a Claude Code session; this is a Codex rollout",
+        ));
+    }
     let state = match dialect {
         Dialect::Codex | Dialect::Codex2025 => {
             let (parents, broken) = match path {
@@ -349,7 +357,11 @@ fn replay(
             State::Codex(state)
         }
         Dialect::Claude => {
-            let mut fold = claude::chain::Fold::default();
+            let leaf = load.leaf.map(|u| u.hyphenated().to_string());
+            let mut fold = match &leaf {
+                Some(uuid) => claude::chain::Fold::from_leaf(uuid),
+                None => claude::chain::Fold::default(),
+            };
             input
                 .run(
                     load.digest,
@@ -361,6 +373,15 @@ fn replay(
                 )
                 .map_err(unreadable)?;
             let mut state = fold.finish();
+            if let Some(uuid) = leaf.filter(|_| state.chosen_missing) {
+                return Err(Failure::unusable(
+                    &name,
+                    format!(
+                        "--leaf {uuid}: no entry of this session has that uuid (`rollcall replay \
+                         --report` lists the leaves)"
+                    ),
+                ));
+            }
             // A Claude Code session is named by its file (SPEC §10).
             if let Some(stem) = path.and_then(|p| p.file_stem()) {
                 state.session_id = Some(stem.to_string_lossy().into());

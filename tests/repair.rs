@@ -376,3 +376,57 @@ fn latest_picks_the_newest_session_of_the_current_folder() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no Codex or Claude Code session"));
 }
+
+#[test]
+fn leaf_copies_another_branch_of_a_claude_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("claude/projects/-home-dev-src-tidepool");
+    fs::create_dir_all(&project).unwrap();
+    let name = "5e55a0c2-0006-4000-8000-000000000000.jsonl";
+    let original = project.join(name);
+    fs::copy(
+        Path::new("fixtures/claude/stale_branch_latest_timestamp").join(name),
+        &original,
+    )
+    .unwrap();
+    let other = "7f3a0c2e-0006-4000-8000-000000000004";
+    let copy = project.join("11111111-2222-4333-8444-555555555555.jsonl");
+    let out = rollcall(dir.path())
+        .args(["repair", "--json", "--leaf", other, "-o"])
+        .arg(&copy)
+        .arg(&original)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Named <uuid>.jsonl, the copy is the session of that uuid.
+    assert_eq!(written["id"], "11111111-2222-4333-8444-555555555555");
+    assert_eq!(written["repairs"]["other_branches"], 1);
+    let branch = rollcall(dir.path())
+        .args(["repair-view", "--leaf", other])
+        .arg(&original)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(branch.stdout).unwrap(),
+        view(dir.path(), &copy)
+    );
+    // A uuid no entry has is refused, in one line.
+    let out = rollcall(dir.path())
+        .args([
+            "repair-view",
+            "--leaf",
+            "7f3a0c2e-0006-4000-8000-0000000000ff",
+        ])
+        .arg(&original)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no entry of this session has that uuid")
+    );
+}

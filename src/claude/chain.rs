@@ -88,6 +88,8 @@ pub(crate) struct State {
     pub breaks: Vec<Break>,
     /// The uuid the last `last-prompt` entry names as its `leafUuid`.
     pub last_prompt_leaf: Option<u32>,
+    /// `--leaf` named a uuid no entry of the session has.
+    pub chosen_missing: bool,
 }
 
 impl State {
@@ -123,6 +125,18 @@ pub(crate) struct Fold {
     pub state: State,
     /// For each uuid index, the node that has it (`NONE` until one does).
     node_of: Vec<u32>,
+    /// The uuid (index) the user asked to resume from instead (`--leaf`).
+    chosen: Option<u32>,
+}
+
+impl Fold {
+    /// A replay that resumes from the entry `uuid` (a leaf, or an entry above one: the leaf
+    /// written last below it), as `last-prompt` would name it.
+    pub fn from_leaf(uuid: &str) -> Fold {
+        let mut fold = Fold::default();
+        fold.chosen = Some(fold.state.uuids.intern(uuid.as_bytes()));
+        fold
+    }
 }
 
 fn decoded(chunk: &Bytes<'_>, span: Span) -> Option<Vec<u8>> {
@@ -221,7 +235,11 @@ enum Step {
 impl Fold {
     /// Picks the leaf, walks the chain and puts the history together.
     pub fn finish(self) -> State {
-        let Fold { mut state, node_of } = self;
+        let Fold {
+            mut state,
+            node_of,
+            chosen,
+        } = self;
         let nodes = std::mem::take(&mut state.nodes);
         let sidechain = nodes.iter().filter(|n| n.has(Entry::SIDECHAIN)).count();
         state.subagent = !nodes.is_empty() && sidechain == nodes.len();
@@ -267,10 +285,16 @@ impl Fold {
         state.compactions = (0..nodes.len())
             .filter(|&i| considered[i] && nodes[i].has(Entry::BOUNDARY))
             .count() as u64;
-        let named = state
-            .last_prompt_leaf
-            .and_then(|u| node_of.get(u as usize).copied())
-            .filter(|&n| n != NONE && considered[n as usize]);
+        let node = |u: u32| {
+            node_of
+                .get(u as usize)
+                .copied()
+                .filter(|&n| n != NONE && considered[n as usize])
+        };
+        if let Some(u) = chosen {
+            state.chosen_missing = node(u).is_none();
+        }
+        let named = chosen.or(state.last_prompt_leaf).and_then(node);
         let Some(leaf) = pick_leaf(&nodes, &considered, &leaves, named, &step) else {
             state.nodes = nodes;
             return state;

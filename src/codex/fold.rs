@@ -642,6 +642,7 @@ mod tests {
             lineage: false,
             snapshot: false,
             digest: false,
+            leaf: None,
         };
         let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
         let State::Codex(state) = &session.state else {
@@ -673,6 +674,7 @@ mod tests {
             lineage: false,
             snapshot: false,
             digest: false,
+            leaf: None,
         };
         let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
         let State::Codex(state) = &session.state else {
