@@ -331,16 +331,13 @@ impl Fold {
         let mut breaks = Vec::new();
         let mut chain = walk(leaf, &mut breaks, &mut seen);
         chain.reverse();
-        let lengths = walk_lengths(&nodes, &considered, &next);
+        let lengths = walk_lengths(&considered, &next);
         let other_leaves = leaves
             .iter()
             .filter(|&&l| l != leaf)
             .map(|&l| Leaf {
                 node: l,
-                chain: match lengths[l as usize] {
-                    0 => walk(l, &mut Vec::new(), &mut seen).len() as u64,
-                    known => known,
-                },
+                chain: lengths[l as usize],
             })
             .collect();
         let ids = state.message_ids.len();
@@ -410,43 +407,44 @@ fn pick_leaf(
         .or(last)
 }
 
-/// The length of each node's walk back, shared along common stems: each stem is walked once,
-/// however many leaves grow from it. A node whose walk meets a cycle gets 0 (walk it on its own).
-fn walk_lengths(
-    nodes: &[Node],
-    considered: &[bool],
-    parent_of: &dyn Fn(usize) -> Option<u32>,
-) -> Vec<u64> {
+/// The length of each node's walk back (the nodes it visits before it ends or comes back to one
+/// it visited), shared along common stems: each node is walked once, however many leaves grow
+/// from it, and a cycle once, however many stems run into it (its nodes' walks are the cycle).
+fn walk_lengths(considered: &[bool], parent_of: &dyn Fn(usize) -> Option<u32>) -> Vec<u64> {
     const UNKNOWN: u8 = 0;
     const ON_PATH: u8 = 1;
     const KNOWN: u8 = 2;
-    const CYCLIC: u8 = 3;
-    let mut depth = vec![0u64; nodes.len()];
-    let mut state = vec![UNKNOWN; nodes.len()];
-    for start in (0..nodes.len()).filter(|&i| considered[i]) {
-        let mut path = Vec::new();
+    let mut depth = vec![0u64; considered.len()];
+    let mut state = vec![UNKNOWN; considered.len()];
+    let mut path = Vec::new();
+    for start in (0..considered.len()).filter(|&i| considered[i]) {
+        path.clear();
         let mut at = start;
-        let cyclic = loop {
+        // Where the path meets what is known: a known node, a node of its own (a cycle), or
+        // the root.
+        let mut below = loop {
             match state[at] {
-                KNOWN => break false,
-                ON_PATH => break true,
+                KNOWN => break depth[at],
+                ON_PATH => {
+                    // The path from `at` on is a cycle: each of its nodes walks all of it.
+                    let from = path.iter().position(|&p| p == at).unwrap_or(0);
+                    let cycle = (path.len() - from) as u64;
+                    for &p in &path[from..] {
+                        depth[p] = cycle;
+                        state[p] = KNOWN;
+                    }
+                    path.truncate(from);
+                    break cycle;
+                }
                 _ => {}
             }
             state[at] = ON_PATH;
             path.push(at);
             match parent_of(at) {
                 Some(p) => at = p as usize,
-                None => break false,
+                None => break 0,
             }
         };
-        if cyclic {
-            for &p in &path {
-                state[p] = CYCLIC;
-            }
-            continue;
-        }
-        // Ended at a node of known depth, or at the root (the path's last node).
-        let mut below = if state[at] == KNOWN { depth[at] } else { 0 };
         for &p in path.iter().rev() {
             below += 1;
             depth[p] = below;
@@ -516,6 +514,26 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
 mod tests {
     use super::super::testing::{entry, replayed, user};
     use serde_json::json;
+
+    #[test]
+    fn leaves_into_one_cycle_walk_it_once() {
+        // Node i's parent is i + 1 (mod N): one cycle; nodes N.. are leaves into it.
+        const N: usize = 10_000;
+        let considered = vec![true; 2 * N];
+        let steps = std::cell::Cell::new(0u64);
+        let parent = |i: usize| {
+            steps.set(steps.get() + 1);
+            Some(if i < N {
+                ((i + 1) % N) as u32
+            } else {
+                (i - N) as u32
+            })
+        };
+        let lengths = super::walk_lengths(&considered, &parent);
+        assert!(lengths[..N].iter().all(|&l| l == N as u64));
+        assert!(lengths[N..].iter().all(|&l| l == N as u64 + 1));
+        assert!(steps.get() <= 3 * 2 * N as u64, "{} steps", steps.get());
+    }
 
     /// The uuids of the history, in order.
     fn history(lines: &[String]) -> Vec<String> {

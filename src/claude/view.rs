@@ -654,7 +654,8 @@ impl<'s> View<'s> {
         for mut m in messages {
             if let Some((missing, interrupted)) = pending.take() {
                 if m.role == Role::User {
-                    let answered: Vec<u32> = m
+                    // A set: one message can hold hundreds of thousands of parallel results.
+                    let answered: std::collections::HashSet<u32> = m
                         .blocks
                         .iter()
                         .filter(|b| b.kind == BlockKind::ToolResult)
@@ -741,7 +742,8 @@ impl<'s> View<'s> {
     /// A result answers a tool use of the message just before, or goes; a user message left
     /// with nothing is sent as `(no content)`, or `[Orphaned …]` when it is the first.
     fn remove_orphans(&mut self, messages: &mut [Message]) {
-        let mut previous_uses: Vec<u32> = Vec::new();
+        // A set: one message can hold hundreds of thousands of parallel tool uses.
+        let mut previous_uses: std::collections::HashSet<u32> = std::collections::HashSet::new();
         for (at, m) in messages.iter_mut().enumerate() {
             if m.role == Role::Assistant {
                 previous_uses = m
