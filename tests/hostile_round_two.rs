@@ -56,10 +56,10 @@ fn json_report_injection() {
     let lines = [
         META.to_string(),
         format!(
-            r#"{{"type":"response_item","payload":{{"type":"function_call_output","call_id":["{raw}","\u009b31m","\ud800"],"output":"x"}}}}"#
+            r#"{{"type":"item","item":{{"type":"function_call_output","call_id":["{raw}","\u009b31m","\ud800"],"output":"x"}}}}"#
         ),
         format!(
-            r#"{{"type":"response_item","payload":{{"type":"custom_tool_call_output","call_id":{{"k{raw}":"\udc00","n":[1.50,-0.0]}},"output":"x"}}}}"#
+            r#"{{"type":"item","item":{{"type":"custom_tool_call_output","call_id":{{"k{raw}":"\udc00","n":[1.50,-0.0]}},"output":"x"}}}}"#
         ),
     ];
     let path = dir.file("injection.jsonl", lines.join("\n") + "\n");
@@ -145,6 +145,7 @@ fn call_id_collisions() {
             "outputs_truncated": 0,
             "media_prepared": 0,
             "images_codex_would_resize": 0,
+            "dropped_items": [],
         })
     );
 }
@@ -271,8 +272,20 @@ fn scan_and_lookup_follow_links_to_anything() {
 
 /// `replay --report /dev/zero` died on an allocation: an endless line must end with a clear
 /// finding, in every command, from a file and from standard input, in little memory.
+/// Held by the tests that measure a child's peak memory and by those that build large inputs in
+/// this process: the kernel counts this process's memory at the fork in the child's peak, so
+/// the two must not overlap.
+static BIG_MEMORY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn big_memory() -> std::sync::MutexGuard<'static, ()> {
+    BIG_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn endless_lines() {
+    let _alone = big_memory();
     let commands: [&[&str]; 7] = [
         &["replay"],
         &["replay", "--report"],
@@ -352,6 +365,7 @@ fn endless_lines() {
 /// counts the work; this one checks that what such a file gives is right.
 #[test]
 fn quadratic_legacy_compactions() {
+    let _alone = big_memory();
     let dir = Scratch::new("legacy-compactions");
     let n = 20_000;
     let mut text = format!("{META}\n");
@@ -630,6 +644,7 @@ fn which(tool: &str) -> Option<PathBuf> {
 #[test]
 fn a_file_cut_short_while_printing_fails_in_one_line() {
     use std::io::Read as _;
+    let _alone = big_memory();
     let dir = Scratch::new("cut-while-printing");
     let mut log = format!("{META}\n");
     // Over 16 MiB: a smaller file is copied as it is read, a snapshot nothing can cut.
