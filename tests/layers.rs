@@ -51,10 +51,13 @@ fn without_tests(source: &str) -> String {
     let mut lines = source.lines().peekable();
     while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
+        // A test module (`mod tests`, `pub(crate) mod testing {`) ends what is read: test code
+        // may reach anywhere, and an inline module's `super` is not the file's.
         if trimmed.starts_with("#[cfg(test)]")
-            && lines
-                .peek()
-                .is_some_and(|next| next.trim_start().starts_with("mod "))
+            && lines.peek().is_some_and(|next| {
+                let next = next.trim();
+                (next.starts_with("mod ") || next.contains(" mod ")) && next.ends_with('{')
+            })
         {
             break;
         }

@@ -25,11 +25,9 @@ use super::attach;
 use super::chain::{NONE, State};
 use super::entry::{self, BlockKind, Entry, Kind};
 use super::wire;
-use super::words;
 use crate::intern::Strings;
 use crate::json;
 use crate::source::SpanReader;
-use crate::view::{Change, Entry as ViewEntry, Origin, PromptView, Shape};
 
 /// What Claude Code puts in a result that comes later than the next message.
 pub(crate) const MISSING_RESULT: &str = "[Tool result missing due to internal error]";
@@ -798,7 +796,7 @@ impl<'s> View<'s> {
     }
 
     /// Writes a message's JSON text into `out`.
-    fn message_text(
+    pub(crate) fn message_text(
         &self,
         m: &Message,
         reader: &mut SpanReader<'_>,
@@ -1141,61 +1139,6 @@ fn incomplete(items: &[Item]) -> Option<u32> {
                 .any(|i| i.prompt);
             prompt.then_some(last.node)
         }
-    }
-}
-
-impl PromptView for View<'_> {
-    fn shape(&self) -> Shape {
-        Shape {
-            history: self.history_messages,
-            history_unit: "messages",
-            view: self.len(),
-            view_unit: "messages",
-            settings: format!("Messages API, model {}", self.model),
-        }
-    }
-
-    fn entries(
-        &self,
-        reader: &mut SpanReader<'_>,
-        each: &mut dyn FnMut(ViewEntry<'_>) -> io::Result<()>,
-    ) -> io::Result<()> {
-        let mut text = Vec::new();
-        for m in &self.messages {
-            self.message_text(m, reader, &mut text)?;
-            let origin = if m.inserted {
-                Origin::Synthetic
-            } else if !m.notes.is_empty() {
-                Origin::Changed
-            } else {
-                Origin::Kept
-            };
-            each(ViewEntry {
-                origin,
-                text: &text,
-            })?;
-        }
-        Ok(())
-    }
-
-    fn changes(
-        &self,
-        _reader: &mut SpanReader<'_>,
-        each: &mut dyn FnMut(Change) -> io::Result<()>,
-    ) -> io::Result<String> {
-        for d in &self.dropped {
-            each(words::dropped(self, d))?;
-        }
-        for (at, m) in self.messages.iter().enumerate() {
-            for change in words::changes(self, m, at + 1) {
-                each(change)?;
-            }
-        }
-        Ok(words::footer(self))
-    }
-
-    fn describe(&self, entry: &ViewEntry<'_>) -> (String, Option<&'static str>, Vec<String>) {
-        words::transcript(entry)
     }
 }
 

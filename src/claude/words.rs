@@ -1,11 +1,14 @@
 //! Claude Code's nouns for people: how the transcript shows a Messages API message (text, tool
 //! calls with their input, results, thinking), and how the diff names what the view's rules did.
 
+use std::io;
+
 use serde_json::Value;
 
 use super::view::{Dropped, MISSING_RESULT, Message, NO_RESPONSE, Note, Role, View};
+use crate::source::SpanReader;
 use crate::text::plural;
-use crate::view::{Change, Entry, Origin, Sign};
+use crate::view::{Change, Entry, Entry as ViewEntry, Origin, PromptView, Shape, Sign};
 
 /// A message for people: who speaks, a mark for a repaired one, and its blocks.
 pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
@@ -261,4 +264,60 @@ pub(crate) fn footer(view: &View<'_>) -> String {
         plural(changed, "message", "messages"),
         view.model
     )
+}
+
+/// What the renderers read of a Claude Code view: its messages, and the words above for people.
+impl PromptView for View<'_> {
+    fn shape(&self) -> Shape {
+        Shape {
+            history: self.history_messages,
+            history_unit: "messages",
+            view: self.len(),
+            view_unit: "messages",
+            settings: format!("Messages API, model {}", self.model),
+        }
+    }
+
+    fn entries(
+        &self,
+        reader: &mut SpanReader<'_>,
+        each: &mut dyn FnMut(ViewEntry<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut text = Vec::new();
+        for m in &self.messages {
+            self.message_text(m, reader, &mut text)?;
+            let origin = if m.inserted {
+                Origin::Synthetic
+            } else if !m.notes.is_empty() {
+                Origin::Changed
+            } else {
+                Origin::Kept
+            };
+            each(ViewEntry {
+                origin,
+                text: &text,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn changes(
+        &self,
+        _reader: &mut SpanReader<'_>,
+        each: &mut dyn FnMut(Change) -> io::Result<()>,
+    ) -> io::Result<String> {
+        for d in &self.dropped {
+            each(dropped(self, d))?;
+        }
+        for (at, m) in self.messages.iter().enumerate() {
+            for change in changes(self, m, at + 1) {
+                each(change)?;
+            }
+        }
+        Ok(footer(self))
+    }
+
+    fn describe(&self, entry: &ViewEntry<'_>) -> (String, Option<&'static str>, Vec<String>) {
+        transcript(entry)
+    }
 }
