@@ -61,6 +61,15 @@ impl<'a> Writer<'a> {
         if let Some(version) = head.version {
             entry.insert("version".into(), version.into());
         }
+        // The client adds "Tool loaded." after a result that loads tools, whenever it resumes:
+        // the copy leaves the view's out, or it would be sent twice.
+        let unloaded;
+        let text = if !assistant && memchr::memmem::find(text, TOOL_LOADED.as_bytes()).is_some() {
+            unloaded = without_tool_loaded(text)?;
+            &unloaded[..]
+        } else {
+            text
+        };
         let kind = if assistant { "assistant" } else { "user" };
         entry.insert("type".into(), kind.into());
         entry.insert("uuid".into(), uuid.clone().into());
@@ -83,6 +92,34 @@ impl<'a> Writer<'a> {
         self.leaf = Some(uuid);
         Ok(())
     }
+}
+
+/// The text Claude Code adds after a tool result that loads tools (`tool_reference` parts).
+const TOOL_LOADED: &str = "Tool loaded.";
+
+/// A user message without the "Tool loaded." text blocks that follow a tool result holding
+/// `tool_reference` parts.
+fn without_tool_loaded(text: &[u8]) -> io::Result<Vec<u8>> {
+    let mut message: Value = serde_json::from_slice(text).map_err(io::Error::other)?;
+    if let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) {
+        let loads = |b: &Value| {
+            b["type"] == "tool_result"
+                && b["content"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|p| p["type"] == "tool_reference"))
+        };
+        let mut kept: Vec<Value> = Vec::with_capacity(blocks.len());
+        for block in blocks.drain(..) {
+            let added = block["type"] == "text"
+                && block["text"] == TOOL_LOADED
+                && kept.last().is_some_and(loads);
+            if !added {
+                kept.push(block);
+            }
+        }
+        *blocks = kept;
+    }
+    serde_json::to_vec(&message).map_err(io::Error::other)
 }
 
 /// The one member of a view message the writer needs.
@@ -128,4 +165,15 @@ mod tests {
             && e["isSidechain"] == false
             && e["timestamp"].is_string()));
     }
+
+    #[test]
+    fn the_clients_tool_loaded_text_is_left_for_the_client() {
+        let text = br#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_reference","tool_name":"Read"}]},{"type":"text","text":"Tool loaded."},{"type":"text","text":"Tool loaded."}]}"#;
+        let kept: Value = serde_json::from_slice(&without_tool_loaded(text).unwrap()).unwrap();
+        let blocks = kept["content"].as_array().unwrap();
+        // The one the client adds goes; a text of the log's own stays.
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[1]["text"], "Tool loaded.");
+    }
+
 }
