@@ -109,10 +109,11 @@ fn without_tool_loaded(text: &[u8]) -> io::Result<Vec<u8>> {
                     .is_some_and(|c| c.iter().any(|p| p["type"] == "tool_reference"))
         };
         let mut kept: Vec<Value> = Vec::with_capacity(blocks.len());
+        // Right after a result that loads tools, before the text the client adds for it.
+        let mut after_loading = false;
         for block in blocks.drain(..) {
-            let added = block["type"] == "text"
-                && block["text"] == TOOL_LOADED
-                && kept.last().is_some_and(loads);
+            let added = after_loading && block["type"] == "text" && block["text"] == TOOL_LOADED;
+            after_loading = !added && loads(&block);
             if !added {
                 kept.push(block);
             }
@@ -175,5 +176,4 @@ mod tests {
         assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[1]["text"], "Tool loaded.");
     }
-
 }
