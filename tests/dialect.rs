@@ -83,3 +83,25 @@ fn a_2025_rollout_with_megabytes_of_instructions_is_a_2025_rollout() {
     assert_eq!(r["dialect"], "codex-2025");
     assert_eq!(r["history_items"], 1);
 }
+
+#[test]
+fn a_session_of_only_metadata_entries_is_an_empty_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        json!({"type": "ai-title", "aiTitle": "Fix the build", "sessionId": "s"}),
+        json!({"type": "custom-title", "customTitle": "build", "sessionId": "s"}),
+        json!({"type": "mode", "mode": "normal", "sessionId": "s"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let path = dir
+        .path()
+        .join("5e55a0c2-0102-4000-8000-000000000000.jsonl");
+    fs::write(&path, text).unwrap();
+    let r = report(&path);
+    assert_eq!(r["dialect"], "claude");
+    assert_eq!(r["history_items"], 0);
+    assert_eq!(
+        r["unknown_records"], 0,
+        "Claude Code's own entry types are known"
+    );
+}

@@ -21,10 +21,13 @@ pub(crate) enum Kind {
     Progress,
     FileHistorySnapshot,
     PermissionMode,
+    /// Session metadata Claude Code 2.1.2xx writes (titles, modes, the last prompt's leaf, …):
+    /// no message and no link of the chain (SPEC §11.3.14).
+    Metadata,
     Unknown,
 }
 
-const KIND_NAMES: [(Kind, &str); 8] = [
+const KIND_NAMES: [(Kind, &str); 18] = [
     (Kind::User, "user"),
     (Kind::Assistant, "assistant"),
     (Kind::System, "system"),
@@ -33,6 +36,16 @@ const KIND_NAMES: [(Kind, &str); 8] = [
     (Kind::Progress, "progress"),
     (Kind::FileHistorySnapshot, "file-history-snapshot"),
     (Kind::PermissionMode, "permission-mode"),
+    (Kind::Metadata, "last-prompt"),
+    (Kind::Metadata, "queue-operation"),
+    (Kind::Metadata, "mode"),
+    (Kind::Metadata, "agent-name"),
+    (Kind::Metadata, "ai-title"),
+    (Kind::Metadata, "custom-title"),
+    (Kind::Metadata, "bridge-session"),
+    (Kind::Metadata, "worktree-state"),
+    (Kind::Metadata, "fork-context-ref"),
+    (Kind::Metadata, "teleported-from"),
 ];
 
 impl Kind {
@@ -46,7 +59,6 @@ impl Kind {
     /// Whether a line of this `type` names an entry of Claude Code (for telling the dialect).
     pub fn is_claude_type(name: &str) -> bool {
         Kind::from_type(name) != Kind::Unknown
-            || matches!(name, "queue-operation" | "custom-title" | "last-prompt")
     }
 }
 
