@@ -14,7 +14,7 @@
 //!
 //! ```
 //! let log = br#"{"type":"session_meta","payload":{"id":"t1"}}
-//! {"type":"response_item","payload":{"type":"function_call","call_id":"c1","name":"ls"}}
+//! {"type":"response_item","payload":{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"}}
 //! "#;
 //! let session = rollcall::Loaded::from_bytes(log).expect("a rollout");
 //! let mut view = Vec::new();
