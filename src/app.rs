@@ -25,14 +25,7 @@ pub struct Loaded(session::Session);
 impl Loaded {
     /// Replays `bytes` as a session log of any dialect rollcall reads, on one thread.
     pub fn from_bytes(bytes: &[u8]) -> Result<Loaded, Failure> {
-        let load = session::Load {
-            threads: false,
-            max_line: crate::chunk::MAX_LINE_BYTES,
-            lineage: false,
-            snapshot: false,
-            digest: false,
-            leaf: None,
-        };
+        let load = session::Load::alone(crate::chunk::MAX_LINE_BYTES);
         session::load_bytes("<bytes>", bytes.to_vec(), load).map(Loaded)
     }
 

@@ -480,14 +480,7 @@ fn check_copy(
     settings: &ViewSettings,
     model: Option<&str>,
 ) -> anyhow::Result<()> {
-    let load = Load {
-        threads: false,
-        max_line: crate::chunk::MAX_LINE_BYTES,
-        lineage: false,
-        snapshot: false,
-        digest: false,
-        leaf: None,
-    };
+    let load = Load::alone(crate::chunk::MAX_LINE_BYTES);
     let copy = session::load(
         &Input::Path(path.to_path_buf()),
         load,

@@ -187,6 +187,21 @@ pub struct Load {
     pub leaf: Option<uuid::Uuid>,
 }
 
+impl Load {
+    /// One file alone, on this thread, lines up to `max_line` bytes: no lineage, no copy, no
+    /// digest, the client's own leaf.
+    pub fn alone(max_line: usize) -> Load {
+        Load {
+            threads: false,
+            max_line,
+            lineage: false,
+            snapshot: false,
+            digest: false,
+            leaf: None,
+        }
+    }
+}
+
 /// Why an input cannot be used at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unusable {

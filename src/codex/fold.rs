@@ -636,14 +636,7 @@ mod tests {
             text.push_str(line);
             text.push('\n');
         }
-        let load = Load {
-            threads: false,
-            max_line: 1 << 20,
-            lineage: false,
-            snapshot: false,
-            digest: false,
-            leaf: None,
-        };
+        let load = Load::alone(1 << 20);
         let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
         let State::Codex(state) = &session.state else {
             panic!("not read as Codex");
@@ -668,14 +661,7 @@ mod tests {
             text.push_str(line);
             text.push('\n');
         }
-        let load = Load {
-            threads: false,
-            max_line: 1 << 20,
-            lineage: false,
-            snapshot: false,
-            digest: false,
-            leaf: None,
-        };
+        let load = Load::alone(1 << 20);
         let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
         let State::Codex(state) = &session.state else {
             panic!("not read as Codex");
