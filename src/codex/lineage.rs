@@ -100,7 +100,9 @@ fn base_of(path: &Path) -> Option<Result<Option<Base>, &'static str>> {
     use std::io::{BufRead, BufReader, Read};
     let file = std::fs::File::open(path).ok()?;
     let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "zst") {
-        Box::new(crate::source::Unzstd::new(file).ok()?)
+        // Bounded as every read of a .zst is: a bomb among the parents stops here too.
+        let compressed = file.metadata().map_or(0, |m| m.len());
+        Box::new(crate::source::Unzstd::bounded(file, compressed).ok()?)
     } else {
         Box::new(file)
     };
