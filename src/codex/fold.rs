@@ -629,15 +629,19 @@ impl<'s> Fold<'s> {
 mod tests {
     use crate::session::{self, Load, State};
 
-    /// The work legacy compactions did on `lines` (after a session_meta).
-    fn compaction_work(lines: &[String]) -> (u64, usize) {
+    /// The session `lines` replay to, after a session_meta.
+    fn replayed(lines: &[String]) -> session::Session {
         let mut text = String::from("{\"type\":\"session_meta\",\"payload\":{\"id\":\"t\"}}\n");
         for line in lines {
             text.push_str(line);
             text.push('\n');
         }
-        let load = Load::alone(1 << 20);
-        let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
+        session::load_bytes("test", text.into_bytes(), Load::alone(1 << 20)).unwrap()
+    }
+
+    /// The work legacy compactions did on `lines` (after a session_meta).
+    fn compaction_work(lines: &[String]) -> (u64, usize) {
+        let session = replayed(lines);
         let State::Codex(state) = &session.state else {
             panic!("not read as Codex");
         };
@@ -656,13 +660,7 @@ mod tests {
 
     /// The history `lines` replay to, as the texts of its messages.
     fn texts(lines: &[String]) -> Vec<String> {
-        let mut text = String::from("{\"type\":\"session_meta\",\"payload\":{\"id\":\"t\"}}\n");
-        for line in lines {
-            text.push_str(line);
-            text.push('\n');
-        }
-        let load = Load::alone(1 << 20);
-        let session = session::load_bytes("test", text.into_bytes(), load).unwrap();
+        let session = replayed(lines);
         let State::Codex(state) = &session.state else {
             panic!("not read as Codex");
         };
