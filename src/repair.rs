@@ -406,13 +406,13 @@ impl Copy<'_> {
                 let mut written = 0;
                 let mut last_user = None;
                 view.entries(&mut reader, &mut |entry| {
-                    digest.add(entry.text)?;
+                    let item = digest.add(entry.text)?;
                     // Codex answers an unanswered call itself on resume, with the same id: the
                     // copy records only what happened.
                     if entry.origin == Origin::Synthetic {
                         return Ok(());
                     }
-                    if let Some(text) = codex::write::user_text(entry.text) {
+                    if let Some(text) = codex::write::user_text(&item) {
                         last_user = Some(text);
                     }
                     codex::write::item(written, entry.text, out)?;
@@ -451,7 +451,8 @@ struct ViewDigest {
 }
 
 impl ViewDigest {
-    fn add(&mut self, entry: &[u8]) -> io::Result<()> {
+    /// Adds `entry`; returns it parsed, for callers that read it too.
+    fn add(&mut self, entry: &[u8]) -> io::Result<serde_json::Value> {
         let value: serde_json::Value = serde_json::from_slice(entry).map_err(io::Error::other)?;
         self.before_last = Some(self.hash.clone());
         self.hash.update(value.to_string().as_bytes());
@@ -460,7 +461,7 @@ impl ViewDigest {
         self.last_is_filler = value
             == serde_json::json!({"role": "assistant",
                 "content": [{"type": "text", "text": "No response requested."}]});
-        Ok(())
+        Ok(value)
     }
 
     fn finish(self) -> Promise {
@@ -494,7 +495,7 @@ fn check_copy(
     let view = copy.view(&settings)?;
     let mut reader = SpanReader::new(&copy.sources);
     let mut digest = ViewDigest::default();
-    view.entries(&mut reader, &mut |entry| digest.add(entry.text))?;
+    view.entries(&mut reader, &mut |entry| digest.add(entry.text).map(drop))?;
     let found = digest.finish();
     let same = found.entries == promised.entries && found.digest == promised.digest;
     // A Claude Code copy ends where the original's view ends; when that is a user message the

@@ -105,8 +105,7 @@ fn quoted(text: &str) -> Vec<u8> {
 
 /// The user's own words in a view item, when it is a user message that is not context Codex
 /// adds (`<environment_context>` and the like): what the picker shows of a thread.
-pub(crate) fn user_text(item: &[u8]) -> Option<String> {
-    let item: Value = serde_json::from_slice(item).ok()?;
+pub(crate) fn user_text(item: &Value) -> Option<String> {
     if item["type"] != "message" || item["role"] != "user" {
         return None;
     }
@@ -166,14 +165,15 @@ mod tests {
         let user = |text: &str| {
             serde_json::json!({"type": "message", "role": "user",
                 "content": [{"type": "input_text", "text": text}]})
-            .to_string()
-            .into_bytes()
         };
         assert_eq!(user_text(&user("fix it")), Some("fix it".into()));
         assert_eq!(
             user_text(&user("<environment_context>x</environment_context>")),
             None
         );
-        assert_eq!(user_text(br#"{"type":"function_call"}"#), None);
+        assert_eq!(
+            user_text(&serde_json::json!({"type": "function_call"})),
+            None
+        );
     }
 }

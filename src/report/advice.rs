@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::report::Report;
+use crate::text::plural;
 
 /// How much a problem matters for resuming.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -344,10 +345,6 @@ pub(crate) fn problems(report: &Report<'_>) -> Vec<Problem> {
 
 fn first_error_line(report: &Report<'_>) -> Option<u64> {
     report.loading.error_lines.0.error_lines().next()
-}
-
-fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
-    crate::text::plural(n, one, many)
 }
 
 /// `path` as one word for a shell: quoted when it holds anything but plain path characters.
