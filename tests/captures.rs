@@ -22,20 +22,7 @@ const CLIENTS: [(&str, &str); 2] = [
 
 /// Stories whose capture rollcall's view does not follow yet, each with the reason. The test
 /// fails when one of them starts to agree, so that the list only ever shrinks.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "codex/images_text_only",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/prep_images",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-    (
-        "codex/prep_upstream_resume",
-        "SPEC §11.2: Codex 0.169.0's typed items, rebuilds and refusals",
-    ),
-];
+const NOT_YET: &[(&str, &str)] = &[];
 
 struct Capture {
     story: PathBuf,

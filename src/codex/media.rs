@@ -1,7 +1,9 @@
 //! Resume-time media preparation (SPEC §8 R2), as Codex does it at the reference commit
 //! (`core/src/image_preparation.rs`, `utils/image`, `utils/audio`): which image and audio parts it
-//! replaces with a placeholder, which URLs it rewrites, and which images it would resize. Images
-//! are told by their header, never decoded.
+//! replaces with a placeholder, which URLs it rewrites, and which images it resizes or re-encodes.
+//! The report reads only an image's header; the view decodes it as Codex does ([`reencode`]).
+
+use super::reencode::{self, Limits, Sent, Unprocessable};
 
 /// Placeholders, byte for byte.
 pub(crate) const IMAGE_REMOTE: &str =
@@ -31,6 +33,18 @@ pub(crate) enum Outcome {
     Placeholder(&'static str),
     /// Kept, with this URL.
     Url(String),
+    /// Kept, re-encoded by Codex (a GIF, or an image it resizes): with its new URL, or `None`
+    /// when only its header was read ([`Read::Header`]).
+    Reencoded(Option<String>),
+}
+
+/// How much of an image is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// Its header: format and size, enough to count what Codex changes.
+    Header,
+    /// All of it, decoded and re-encoded as Codex does: what the view sends.
+    Whole,
 }
 
 /// An image's `detail`, as far as the rules tell them apart.
@@ -51,16 +65,22 @@ impl Detail {
         }
     }
 
-    /// Longest side and 32×32 tiles an image may have before Codex resizes it.
-    fn limits(self) -> (u64, u64) {
+    /// Longest side and 32×32 patches an image may have before Codex resizes it.
+    fn limits(self) -> Limits {
         match self {
-            Detail::Original => (6000, 10_000),
-            Detail::Default | Detail::Low => (2048, 2500),
+            Detail::Original => Limits {
+                side: 6000,
+                patches: 10_000,
+            },
+            Detail::Default | Detail::Low => Limits {
+                side: 2048,
+                patches: 2500,
+            },
         }
     }
 }
 
-/// An image part prepared: what happens to it, and whether Codex would resize what it keeps.
+/// An image part prepared: what happens to it, and whether Codex resizes what it keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Image {
     pub outcome: Outcome,
@@ -73,8 +93,8 @@ fn starts_ci(text: &str, prefix: &str) -> bool {
         .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
-/// Prepares an `input_image` part's URL.
-pub(crate) fn image(url: &str, detail: Detail) -> Image {
+/// Prepares an `input_image` part's URL, reading as much of the image as `read` says.
+pub(crate) fn image(url: &str, detail: Detail, read: Read) -> Image {
     let placeholder = |text| Image {
         outcome: Outcome::Placeholder(text),
         resize: false,
@@ -110,21 +130,52 @@ pub(crate) fn image(url: &str, detail: Detail) -> Image {
         return placeholder(IMAGE_PROCESS);
     };
     // The format and size are in the image's first bytes: only as many are decoded as it takes.
-    let Some((mime, size)) = from_prefix(payload, len, |bytes| {
+    let header = from_prefix(payload, len, |bytes| {
         Some((image_format(bytes)?, imagesize::blob_size(bytes).ok()?))
-    }) else {
-        return placeholder(IMAGE_PROCESS);
+    });
+    let limits = detail.limits();
+    let resize = header.as_ref().is_some_and(|(_, size)| {
+        let side = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        !reencode::fits(side(size.width), side(size.height), limits)
+    });
+    let kept = |mime: &str| {
+        let canonical = format!("data:{mime};base64,{payload}");
+        let outcome = if canonical == url {
+            Outcome::Keep
+        } else {
+            Outcome::Url(canonical)
+        };
+        Image { outcome, resize }
     };
-    let (max_side, max_tiles) = detail.limits();
-    let (w, h) = (size.width.max(1) as u64, size.height.max(1) as u64);
-    let resize = w > max_side || h > max_side || w.div_ceil(32) * h.div_ceil(32) > max_tiles;
-    let canonical = format!("data:{mime};base64,{payload}");
-    let outcome = if canonical == url {
-        Outcome::Keep
-    } else {
-        Outcome::Url(canonical)
-    };
-    Image { outcome, resize }
+    match read {
+        Read::Header => match header {
+            None => placeholder(IMAGE_PROCESS),
+            Some(("image/gif", _)) => Image {
+                outcome: Outcome::Reencoded(None),
+                resize,
+            },
+            Some(_) if resize => Image {
+                outcome: Outcome::Reencoded(None),
+                resize,
+            },
+            Some((mime, _)) => kept(mime),
+        },
+        Read::Whole => {
+            let mut bytes = Vec::with_capacity(len + 2);
+            decode_prefix(payload, len, &mut bytes);
+            match reencode::prepare(&bytes, limits) {
+                Err(Unprocessable) => placeholder(IMAGE_PROCESS),
+                Ok(Sent::Same(mime)) => kept(mime),
+                Ok(Sent::New(mime, bytes)) => Image {
+                    outcome: Outcome::Reencoded(Some(format!(
+                        "data:{mime};base64,{}",
+                        base64_encode(&bytes)
+                    ))),
+                    resize,
+                },
+            }
+        }
+    }
 }
 
 /// The MIME type of an image Codex can decode, told by its magic bytes.
@@ -340,6 +391,26 @@ pub(crate) fn base64_len(text: &str) -> Option<usize> {
     (leftover == 0).then_some(b.len() / 4 * 3 - pad)
 }
 
+/// `bytes` in standard base64 with padding, as Codex writes a data URL.
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                ALPHABET[(n >> (18 - 6 * i) & 63) as usize]
+            } else {
+                b'='
+            });
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// The bytes of base64 `text`, checked as [`base64_len`] checks it.
 #[cfg(test)]
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
@@ -406,9 +477,12 @@ mod tests {
         jpeg.extend_from_slice(&[0xFF, 0xC0, 0x00, 0x11, 0x08, 0x07, 0xD0, 0x0B, 0xB8, 0x03]);
         jpeg.extend_from_slice(&[1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xFF, 0xD9]);
         let url = format!("data:image/jpeg;base64,{}", encode(&jpeg));
-        let prepared = image(&url, Detail::Default);
-        assert_eq!(prepared.outcome, Outcome::Keep);
+        let prepared = image(&url, Detail::Default, Read::Header);
+        assert_eq!(prepared.outcome, Outcome::Reencoded(None));
         assert!(prepared.resize, "3000 x 2000 is over 2048 a side");
+        // Its pixels are not there: decoded, it cannot be processed.
+        let decoded = image(&url, Detail::Default, Read::Whole);
+        assert_eq!(decoded.outcome, Outcome::Placeholder(IMAGE_PROCESS));
         let size = from_prefix(&url[23..], jpeg.len(), |b| imagesize::blob_size(b).ok()).unwrap();
         assert_eq!((size.width, size.height), (3000, 2000));
     }
@@ -416,18 +490,21 @@ mod tests {
     #[test]
     fn images_follow_codex_order_of_checks() {
         let png = format!("data:image/png;base64,{PNG}");
-        assert_eq!(image(&png, Detail::Default).outcome, Outcome::Keep);
+        assert_eq!(
+            image(&png, Detail::Default, Read::Whole).outcome,
+            Outcome::Keep
+        );
         let wrong = format!("data:image/jpeg;base64,{PNG}");
         assert_eq!(
-            image(&wrong, Detail::Default).outcome,
+            image(&wrong, Detail::Default, Read::Whole).outcome,
             Outcome::Url(png.clone())
         );
         let upper = format!("DATA:image/png;BASE64,{PNG}");
         assert_eq!(
-            image(&upper, Detail::Default).outcome,
+            image(&upper, Detail::Default, Read::Whole).outcome,
             Outcome::Url(png.clone())
         );
-        let p = |url: &str, d| image(url, d).outcome;
+        let p = |url: &str, d| image(url, d, Read::Whole).outcome;
         assert_eq!(
             p("HTTPS://x/y.png", Detail::Low),
             Outcome::Placeholder(IMAGE_REMOTE)
@@ -502,22 +579,7 @@ mod tests {
     }
 
     fn encode(bytes: &[u8]) -> String {
-        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut out = String::new();
-        for chunk in bytes.chunks(3) {
-            let n = chunk
-                .iter()
-                .enumerate()
-                .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
+        base64_encode(bytes)
     }
 }
 

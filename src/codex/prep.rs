@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::item::{Fields, Flags, Item, ItemKind};
-use super::media::{self, Detail, Outcome};
+use super::media::{self, Detail, Outcome, Read};
 use super::parts::{self, PartKind};
 use super::truncate::{self, Policy};
 use crate::json::{self, Parser};
@@ -36,8 +36,10 @@ pub(crate) enum Change {
     Truncated { before: u64, after: u64 },
     /// R2 replaced a media part with this placeholder.
     Replaced(&'static str),
-    /// R2 rewrote an image or audio URL.
+    /// R2 rewrote an image or audio URL's MIME type.
     Rewritten { audio: bool },
+    /// R2 re-encoded an image as Codex does: resized to fit its limits, or a GIF as PNG.
+    Reencoded { resized: bool },
 }
 
 /// What preparation found in an item: its changes, and the images it keeps that Codex would
@@ -113,7 +115,7 @@ pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item
 /// The counts the report needs of an item under the default view (see [`item::Prep`]).
 pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::Prep {
     let mut out = Vec::new();
-    let prepared = prepare(item, text, Prep::default(), &mut out);
+    let prepared = prepare(item, text, Prep::default(), Read::Header, &mut out);
     let (mut audio, mut images) = (item.prep.audio(), item.prep.images());
     if !prepared.changes.is_empty() {
         let text = std::str::from_utf8(&out).unwrap_or_default();
@@ -136,9 +138,16 @@ pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::Prep {
     )
 }
 
-/// Prepares an item's text: R1 (when it is an output appended from a `response_item`), then R2.
-/// Writes the prepared text into `out` and returns what changed.
-pub(crate) fn prepare(item: &Item, text: &str, prep: Prep, out: &mut Vec<u8>) -> Prepared {
+/// Prepares an item's text: R1 (when it is an output appended from a `response_item`), then R2,
+/// reading as much of each image as `read` says. Writes the prepared text into `out` (with
+/// [`Read::Header`], images Codex re-encodes keep their bytes) and returns what changed.
+pub(crate) fn prepare(
+    item: &Item,
+    text: &str,
+    prep: Prep,
+    read: Read,
+    out: &mut Vec<u8>,
+) -> Prepared {
     let mut prepared = Prepared::default();
     out.clear();
     out.extend_from_slice(text.as_bytes());
@@ -161,7 +170,7 @@ pub(crate) fn prepare(item: &Item, text: &str, prep: Prep, out: &mut Vec<u8>) ->
     }
     if item.has(Flags::CODEX) && item.has(Flags::MEDIA) {
         let current = String::from_utf8(std::mem::take(out)).unwrap_or_default();
-        prepare_media(item, &current, &mut prepared, out);
+        prepare_media(item, &current, read, &mut prepared, out);
     }
     prepared
 }
@@ -313,7 +322,7 @@ fn audio_url(text: &str, part: &Range<usize>) -> String {
 }
 
 /// R2 over the media parts of a message's content or an output's array.
-fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec<u8>) {
+fn prepare_media(item: &Item, text: &str, read: Read, prepared: &mut Prepared, out: &mut Vec<u8>) {
     let f = fields(text);
     let value = match item.kind {
         ItemKind::Message => &f.content,
@@ -322,17 +331,21 @@ fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec
     };
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
     for part in parts::parts(text, value) {
-        let (outcome, member) = match part.kind {
+        let (outcome, member, resized) = match part.kind {
             PartKind::Image => {
                 let url = part_member(text, &part.range, "image_url").unwrap_or_default();
                 let detail = part_member(text, &part.range, "detail");
-                let image = media::image(&url, Detail::of(detail.as_deref()));
+                let image = media::image(&url, Detail::of(detail.as_deref()), read);
                 if image.resize {
                     prepared.resize += 1;
                 }
-                (image.outcome, "image_url")
+                (image.outcome, "image_url", image.resize)
             }
-            PartKind::Audio => (media::audio(&audio_url(text, &part.range)), "audio_url"),
+            PartKind::Audio => (
+                media::audio(&audio_url(text, &part.range)),
+                "audio_url",
+                false,
+            ),
             PartKind::InputText | PartKind::OutputText | PartKind::Other => continue,
         };
         match outcome {
@@ -341,19 +354,35 @@ fn prepare_media(item: &Item, text: &str, prepared: &mut Prepared, out: &mut Vec
                 prepared.changes.push(Change::Replaced(placeholder));
                 edits.push((part.range.clone(), text_part(placeholder)));
             }
+            Outcome::Reencoded(url) => {
+                prepared.changes.push(Change::Reencoded { resized });
+                replace_member(text, &part.range, member, url.as_deref(), &mut edits);
+            }
             Outcome::Url(url) => {
                 prepared.changes.push(Change::Rewritten {
                     audio: member == "audio_url",
                 });
-                if let Some(at) = json::member(text, part.range.start, member) {
-                    let mut replacement = Vec::new();
-                    json::encode_str(url.as_bytes(), &mut replacement);
-                    edits.push((at, replacement));
-                }
+                replace_member(text, &part.range, member, Some(&url), &mut edits);
             }
         }
     }
     json::splice(text, edits, out);
+}
+
+/// Queues the edit that sets the string `member` of the part at `part` to `value` (none for
+/// `None`).
+fn replace_member(
+    text: &str,
+    part: &Range<usize>,
+    member: &str,
+    value: Option<&str>,
+    edits: &mut Vec<(Range<usize>, Vec<u8>)>,
+) {
+    if let (Some(value), Some(at)) = (value, json::member(text, part.start, member)) {
+        let mut replacement = Vec::new();
+        json::encode_str(value.as_bytes(), &mut replacement);
+        edits.push((at, replacement));
+    }
 }
 
 /// An `input_text` part holding `text`, as the JSON rollcall writes.

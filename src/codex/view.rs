@@ -7,6 +7,7 @@ use std::io;
 use super::fold::State;
 use super::forms;
 use super::item::{Family, Fields, Flags, Form, Item, ItemKind, Side};
+use super::media::Read;
 use super::parts::{self, MediaPart};
 use super::plan::{Changes, synthetic_id};
 use super::prep::{self, Prep};
@@ -213,7 +214,13 @@ impl<'s> View<'s> {
         }
         let text = std::str::from_utf8(&original).unwrap_or_default();
         let mut prepared_text = Vec::new();
-        changes.prepared = prep::prepare(&item, text, self.settings.prep, &mut prepared_text);
+        changes.prepared = prep::prepare(
+            &item,
+            text,
+            self.settings.prep,
+            Read::Whole,
+            &mut prepared_text,
+        );
         let text = std::str::from_utf8(&prepared_text).unwrap_or_default();
         replace_media(item, text, self.settings.modalities, &mut changes, out);
         Ok(changes)

@@ -98,7 +98,7 @@ fn thousands(n: u64) -> String {
 pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) -> Change {
     let mut said = Vec::new();
     let mut replaced: Vec<(&'static str, u64)> = Vec::new();
-    let (mut images, mut audio) = (0u64, 0u64);
+    let (mut images, mut audio, mut resized, mut gifs) = (0u64, 0u64, 0u64, 0u64);
     for change in &changes.prepared.changes {
         match change {
             PrepChange::Truncated { before, after } => said.push(format!(
@@ -114,6 +114,8 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
             }
             PrepChange::Rewritten { audio: true } => audio += 1,
             PrepChange::Rewritten { audio: false } => images += 1,
+            PrepChange::Reencoded { resized: true } => resized += 1,
+            PrepChange::Reencoded { resized: false } => gifs += 1,
         }
     }
     for (placeholder, n) in replaced {
@@ -130,6 +132,14 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
         said.push(format!(
             "{images} image {urls} rewritten with the image's real MIME type"
         ));
+    }
+    if resized > 0 {
+        let these = plural(resized, "image", "images");
+        said.push(format!("{resized} {these} resized to fit Codex's limits"));
+    }
+    if gifs > 0 {
+        let these = plural(gifs, "GIF", "GIFs");
+        said.push(format!("{gifs} {these} re-encoded as PNG"));
     }
     if audio > 0 {
         let urls = plural(audio, "URL", "URLs");
