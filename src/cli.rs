@@ -9,9 +9,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
-use crate::codex::prep::Prep;
+use crate::codex::models::Modalities;
 use crate::codex::truncate::Policy;
-use crate::codex::view::Modalities;
 use crate::homes::Homes;
 use crate::session::Load;
 use crate::source::Input;
@@ -193,25 +192,29 @@ pub struct RepairViewArgs {
     #[arg(long, value_enum, default_value_t = Format::Jsonl)]
     pub format: Format,
 
-    /// Input kinds the target model takes, a comma list from text,image,audio.
-    #[arg(long, value_name = "LIST", default_value = "text,image", value_parser = parse_modalities)]
-    pub modalities: Modalities,
+    /// Input kinds the target model takes, a comma list from text,image,audio [default: what
+    /// the resuming model takes; text,image for every model Codex 0.169 knows]
+    #[arg(long, value_name = "LIST", value_parser = parse_modalities)]
+    pub modalities: Option<Modalities>,
 
     /// Show what normalization changed, item by item, instead of the view.
     #[arg(long, conflicts_with = "format")]
     pub diff: bool,
 
-    /// How Codex cuts long tool outputs on resume: tokens:N, bytes:N or none.
-    #[arg(long, value_name = "POLICY", default_value = "tokens:10000", value_parser = parse_truncation)]
-    pub truncation: Truncation,
+    /// How Codex cuts long tool outputs on resume: tokens:N, bytes:N or none [default: the
+    /// resuming model's policy; tokens:10000 for every model Codex 0.169 knows]
+    #[arg(long, value_name = "POLICY", value_parser = parse_truncation)]
+    pub truncation: Option<Truncation>,
 
     /// Show the history repaired per request only, without what Codex does once on resume
     /// (cutting long tool outputs, preparing images and audio).
     #[arg(long)]
     pub no_resume_prep: bool,
 
-    /// The model the agent resumes with, as the agent names it (Claude Code: thinking blocks
-    /// survive only for the model that wrote them); default: the agent's own choice.
+    /// The model the agent resumes with, as the agent names it (Codex: its catalog entry sets the
+    /// truncation, the modalities and whether images keep their `detail`; Claude Code: thinking
+    /// blocks survive only for the model that wrote them) [default: Codex: `model` in the
+    /// home's config.toml, else Codex's default; Claude Code: the last assistant entry's]
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 }
@@ -395,10 +398,8 @@ impl Cli {
             Command::RepairView(args) => {
                 let settings = ViewSettings {
                     modalities: args.modalities,
-                    prep: Prep {
-                        truncation: args.truncation.0,
-                        enabled: !args.no_resume_prep,
-                    },
+                    truncation: args.truncation.map(|t| t.0),
+                    no_resume_prep: args.no_resume_prep,
                     model: args.model,
                 };
                 let job = if args.diff {

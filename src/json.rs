@@ -411,6 +411,37 @@ pub fn member(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
     found
 }
 
+/// The bytes that remove member `name` from the object that starts at offset `at` of `text`:
+/// the member and the comma that joins it to the next one (or, for the last member, to the one
+/// before). `None` when there is no such member or no object there.
+pub fn member_cut(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
+    let mut p = Parser::new(text);
+    p.seek(at);
+    let base = text.as_ptr() as usize;
+    let (mut found, mut before, mut next) = (None, None, None);
+    let mut last_end = None;
+    p.object(|p, key| {
+        let start = key.as_ptr() as usize - base;
+        if found.is_some() && next.is_none() {
+            next = Some(start);
+        }
+        let value = p.value()?;
+        if found.is_none() && decode_str(key).unwrap_or_default() == name {
+            found = Some(start..value.end);
+            before = last_end;
+        }
+        last_end = Some(value.end);
+        Ok(true)
+    })
+    .ok()?;
+    let found = found?;
+    Some(match (next, before) {
+        (Some(next), _) => found.start..next,
+        (None, Some(before)) => before..found.end,
+        (None, None) => found,
+    })
+}
+
 /// Decodes a raw JSON string (quotes included); `None` when `raw` is not a string.
 /// A lone surrogate escape, which JSON allows but UTF-8 cannot hold, becomes U+FFFD.
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
@@ -712,6 +743,26 @@ pub fn value_lossy(text: &[u8]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_member_is_cut_with_the_comma_that_joins_it() {
+        let cut = |text: &str| {
+            let range = member_cut(text, 0, "detail")?;
+            let mut out = text.to_string();
+            out.replace_range(range, "");
+            Some(out)
+        };
+        assert_eq!(
+            cut(r#"{"a":1,"detail":"high","b":2}"#).unwrap(),
+            r#"{"a":1,"b":2}"#
+        );
+        assert_eq!(cut(r#"{"a":1, "detail" : "x" }"#).unwrap(), r#"{"a":1 }"#);
+        assert_eq!(cut(r#"{"detail":null,"b":[1]}"#).unwrap(), r#"{"b":[1]}"#);
+        assert_eq!(cut(r#"{"detail":{}}"#).unwrap(), "{}");
+        assert_eq!(cut(r#"{"d\u0065tail":"x","b":2}"#).unwrap(), r#"{"b":2}"#);
+        assert_eq!(cut(r#"{"a":1}"#), None);
+        assert_eq!(cut("[1]"), None);
+    }
 
     #[test]
     fn decoded_len_is_the_decoded_strings_length() {

@@ -52,8 +52,7 @@ pub(crate) mod text;
 pub(crate) mod view;
 
 pub use app::{Loaded, answer, run};
-pub use codex::prep::Prep;
+pub use codex::models::Modalities;
 pub use codex::truncate::Policy;
-pub use codex::view::Modalities;
 pub use render::{Format, Job};
 pub use session::ViewSettings;

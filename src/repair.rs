@@ -384,7 +384,8 @@ impl Copy<'_> {
     fn model_for_copy(&self) -> Option<&str> {
         match self.view {
             AnyView::Claude(view) => Some(self.model.unwrap_or(&view.model)),
-            AnyView::Codex(_) => self.model,
+            // The model Codex resumes the original with, wherever the copy lies.
+            AnyView::Codex(view) => Some(&view.settings.model.slug),
         }
     }
 

@@ -64,16 +64,22 @@ pub(crate) struct Session {
     pub superseded: Vec<std::path::PathBuf>,
     pub findings: Findings,
     pub state: State,
+    /// The Codex home whose `config.toml` names the model Codex resumes with: the one the input
+    /// lies in, else `$CODEX_HOME` (or `~/.codex`).
+    pub codex_home: Option<std::path::PathBuf>,
 }
 
 /// What a prompt view is made for: the model the agent resumes with, what that model takes,
 /// and Codex's resume preparation (SPEC §6, §8, §11).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ViewSettings {
-    pub modalities: crate::codex::view::Modalities,
-    /// Resume preparation (SPEC §8).
-    pub prep: crate::codex::prep::Prep,
-    /// The model the agent resumes with (`--model`); `None` for the agent's own default.
+    /// `--modalities`; `None` for what the resuming model takes.
+    pub modalities: Option<crate::codex::models::Modalities>,
+    /// `--truncation` (`Some(None)` for `none`); `None` for the resuming model's policy.
+    pub truncation: Option<Option<crate::codex::truncate::Policy>>,
+    /// `--no-resume-prep`: without Codex's resume preparation (SPEC §8).
+    pub no_resume_prep: bool,
+    /// The model the agent resumes with (`--model`); `None` for the agent's own choice.
     pub model: Option<String>,
 }
 
@@ -90,9 +96,17 @@ impl Session {
     pub fn view(&self, settings: &ViewSettings) -> io::Result<AnyView<'_>> {
         Ok(match &self.state {
             State::Codex(state) => {
+                let model = codex::models::Model::resolve(
+                    settings.model.as_deref(),
+                    self.codex_home.as_deref(),
+                );
                 let settings = codex::view::Settings {
-                    modalities: settings.modalities,
-                    prep: settings.prep,
+                    modalities: settings.modalities.unwrap_or(model.modalities),
+                    prep: codex::prep::Prep {
+                        truncation: settings.truncation.unwrap_or(Some(model.truncation)),
+                        enabled: !settings.no_resume_prep,
+                    },
+                    model,
                 };
                 AnyView::Codex(codex::view::View::new(state, settings))
             }
@@ -422,12 +436,17 @@ fn replay(
         }
         return Err(Failure::unusable(&name, Unusable::NotRollout));
     }
+    let codex_home = path
+        .and_then(CodexHome::of_file)
+        .or_else(|| homes.codex.clone())
+        .map(|home| home.dir);
     Ok(Session {
         name,
         sources,
         superseded: Vec::new(),
         findings,
         state,
+        codex_home,
     })
 }
 

@@ -4,7 +4,7 @@
 #![allow(clippy::panic, clippy::expect_used)] // a broken invariant panics, as tests and fuzzers expect
 
 use crate::app::Loaded;
-use crate::codex::view::Modalities;
+use crate::codex::models::Modalities;
 use crate::render::{Format, Job};
 use crate::session::ViewSettings;
 
@@ -65,7 +65,7 @@ pub fn check_pipeline(bytes: &[u8]) {
 
     for modalities in all_modalities() {
         let settings = ViewSettings {
-            modalities,
+            modalities: Some(modalities),
             ..ViewSettings::default()
         };
         let view = render(

@@ -28,6 +28,8 @@ struct Capture {
     story: PathBuf,
     log: PathBuf,
     refused: bool,
+    /// The model the client resumed with, as its request named it.
+    model: Option<String>,
     history: Vec<Value>,
 }
 
@@ -55,6 +57,7 @@ fn captures(agent: &str, name: &str) -> Vec<Capture> {
             story,
             log,
             refused: capture["outcome"] == "refused",
+            model: capture["model"].as_str().map(str::to_owned),
             history: capture["history"].as_array().cloned().unwrap_or_default(),
         });
     }
@@ -193,12 +196,13 @@ fn check(agent: &str, name: &str) -> Vec<(String, String)> {
             ));
             continue;
         }
-        let out = Command::cargo_bin("rollcall")
-            .unwrap()
-            .args(["repair-view", "--format", "json", "--no-lineage"])
-            .arg(&capture.log)
-            .output()
-            .unwrap();
+        let mut view = Command::cargo_bin("rollcall").unwrap();
+        view.args(["repair-view", "--format", "json", "--no-lineage"]);
+        // What Codex sends depends on the model it resumed with (its catalog entry).
+        if let (true, Some(model)) = (agent == "codex", &capture.model) {
+            view.args(["--model", model]);
+        }
+        let out = view.arg(&capture.log).output().unwrap();
         let view: Vec<Value> = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{story}: the view is not a JSON array: {e}"));
         let view: Vec<Value> = view.iter().map(normal).collect();

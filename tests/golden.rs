@@ -101,9 +101,13 @@ fn beside(input: &Path, name: &str) -> PathBuf {
     input.with_file_name(name)
 }
 
+/// Runs rollcall on `input`, with the shipped Codex home's `config.toml` naming the resuming
+/// model (gpt-5.5, the model SPEC §11.1's live check resumes with and the views were written
+/// for), whatever the machine's own home holds.
 fn run(args: &[&str], input: &Path) -> std::process::Output {
     Command::cargo_bin("rollcall")
         .expect("binary built")
+        .env("CODEX_HOME", "fixtures/home/.codex")
         .args(["--color", "never"])
         .args(args)
         .arg(input)

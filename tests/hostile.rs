@@ -922,11 +922,18 @@ fn numbers_keep_their_spelling() {
         r#"{"type":"input_text","text":"image content omitted because you do not support image input"}"#,
     );
     assert_eq!(
-        stdout_of(&["repair-view", "--modalities", "text"], &path),
+        stdout_of(
+            &["repair-view", "--modalities", "text", "--model", "gpt-5.5"],
+            &path
+        ),
         format!("{call}\n{replaced}\n{output}\n{odd}\n")
     );
+    // For a model that sends images with their `detail` (a Responses Lite model does not).
     assert_eq!(
-        stdout_of(&["repair-view", "--format", "json"], &path),
+        stdout_of(
+            &["repair-view", "--format", "json", "--model", "gpt-5.5"],
+            &path
+        ),
         format!("[\n  {call},\n  {message},\n  {output},\n  {odd}\n]\n")
     );
 

@@ -83,7 +83,7 @@ fn view_of(items: &[String], modalities: Modalities) -> Vec<String> {
     let job = Job::View {
         format: Format::Jsonl,
         settings: ViewSettings {
-            modalities,
+            modalities: Some(modalities),
             ..ViewSettings::default()
         },
     };
@@ -250,10 +250,7 @@ fn truncated_view(text: &str, truncation: rollcall::Policy) -> String {
     let session = Loaded::from_bytes(rollout.as_bytes()).expect("usable rollout");
     let mut out = Vec::new();
     let settings = ViewSettings {
-        prep: rollcall::Prep {
-            truncation: Some(truncation),
-            enabled: true,
-        },
+        truncation: Some(Some(truncation)),
         ..ViewSettings::default()
     };
     let job = Job::View {

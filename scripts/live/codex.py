@@ -324,8 +324,9 @@ def toml_str(s):
 
 
 def write_config(home, port, model, provider):
-    lines = [
-        f"model = {toml_str(model)}",
+    # An empty --model leaves `model` out: Codex then picks the model itself.
+    lines = [f"model = {toml_str(model)}"] if model else []
+    lines += [
         f'openai_base_url = "http://127.0.0.1:{port}/v1"',
         "check_for_update_on_startup = false",
         'approval_policy = "never"',

@@ -12,6 +12,7 @@ pub(crate) mod home;
 pub(crate) mod item;
 pub(crate) mod lineage;
 pub(crate) mod media;
+pub(crate) mod models;
 pub(crate) mod parts;
 pub(crate) mod plan;
 pub(crate) mod prep;

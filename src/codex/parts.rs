@@ -234,25 +234,6 @@ impl Summary {
     }
 }
 
-/// A media part's kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MediaPart {
-    Image,
-    Audio,
-}
-
-/// Where the `input_image` and `input_audio` parts of an array value are, in order.
-pub(crate) fn media(text: &str, value: &Option<Range<usize>>) -> Vec<(Range<usize>, MediaPart)> {
-    parts(text, value)
-        .into_iter()
-        .filter_map(|part| match part.kind {
-            PartKind::Image => Some((part.range, MediaPart::Image)),
-            PartKind::Audio => Some((part.range, MediaPart::Audio)),
-            _ => None,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

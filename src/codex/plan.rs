@@ -17,6 +17,10 @@ pub(crate) struct Changes {
     pub image_result: bool,
     /// Sent as Codex's typed item re-encodes it (SPEC §11.2 #4), not as the log spells it.
     pub reencoded: bool,
+    /// Images sent without their `detail` (a Responses Lite model).
+    pub details: u64,
+    /// The indexes of the parts the modalities replaced.
+    pub replaced: Vec<u32>,
 }
 
 impl Changes {
@@ -25,6 +29,7 @@ impl Changes {
             || self.images + self.audio > 0
             || self.image_result
             || self.reencoded
+            || self.details > 0
     }
 }
 

@@ -48,6 +48,8 @@ pub(crate) enum Change {
 pub(crate) struct Prepared {
     pub changes: Vec<Change>,
     pub resize: u32,
+    /// The indexes of the image parts replaced by a placeholder.
+    pub replaced: Vec<u32>,
 }
 
 impl Prepared {
@@ -330,7 +332,7 @@ fn prepare_media(item: &Item, text: &str, read: Read, prepared: &mut Prepared, o
         _ => &None,
     };
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-    for part in parts::parts(text, value) {
+    for (index, part) in parts::parts(text, value).into_iter().enumerate() {
         let (outcome, member, resized) = match part.kind {
             PartKind::Image => {
                 let url = part_member(text, &part.range, "image_url").unwrap_or_default();
@@ -352,6 +354,11 @@ fn prepare_media(item: &Item, text: &str, read: Read, prepared: &mut Prepared, o
             Outcome::Keep => {}
             Outcome::Placeholder(placeholder) => {
                 prepared.changes.push(Change::Replaced(placeholder));
+                // Codex 0.169 marks an image's placeholder as its own, not an audio part's
+                // (live check with gpt-5.6-sol, fixture prep_audio).
+                if part.kind == PartKind::Image {
+                    prepared.replaced.push(index as u32);
+                }
                 edits.push((part.range.clone(), text_part(placeholder)));
             }
             Outcome::Reencoded(url) => {

@@ -30,6 +30,7 @@ pub(crate) fn check(text: &str, at: usize, kind: ItemKind) -> Typed {
         text,
         out: None,
         passthrough: true,
+        lite: false,
         saw_passthrough: false,
     };
     let mut p = Parser::new(text);
@@ -44,9 +45,11 @@ pub(crate) fn check(text: &str, at: usize, kind: ItemKind) -> Typed {
 }
 
 /// Writes the wire form of `item` (the JSON text of an item that [`check`] found valid) into
-/// `out`; `passthrough`: the provider is `openai`, so passthrough metadata is sent. An item of a
-/// type Codex does not know is `{"type":"other"}`.
-pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, out: &mut Vec<u8>) {
+/// `out`; `passthrough`: the provider is `openai`, so passthrough metadata is sent; `lite`: the
+/// model uses Responses Lite, which also sends the passthrough's `content_item_metadata` (live
+/// check, Codex 0.169.0 with gpt-5.6-sol). An item of a type Codex does not know is
+/// `{"type":"other"}`.
+pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, lite: bool, out: &mut Vec<u8>) {
     let Some(schema) = schema(kind) else {
         out.extend_from_slice(br#"{"type":"other"}"#);
         return;
@@ -56,6 +59,7 @@ pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, out: &mut Vec<
         text: item,
         out: Some(&mut buf),
         passthrough,
+        lite,
         saw_passthrough: false,
     };
     let mut p = Parser::new(item);
@@ -543,6 +547,8 @@ struct Walk<'t, 'o> {
     out: Option<&'o mut Vec<u8>>,
     /// Passthrough metadata is sent (the provider is `openai`).
     passthrough: bool,
+    /// A Responses Lite model: `content_item_metadata` is sent too.
+    lite: bool,
     saw_passthrough: bool,
 }
 
@@ -788,17 +794,27 @@ impl Walk<'_, '_> {
                     text,
                     out,
                     passthrough: true,
+                    lite: self.lite,
                     saw_passthrough: false,
                 };
-                const META: &[Member] = &[
-                    opt("turn_id", Ty::OptStr, "passthrough turn_id is not a string"),
+                const TURN_ID: Member =
+                    opt("turn_id", Ty::OptStr, "passthrough turn_id is not a string");
+                const CREATE_TIME: Member = opt(
+                    "create_time",
+                    Ty::OptNumber,
+                    "passthrough create_time is not a number",
+                );
+                const META: &[Member] = &[TURN_ID, CREATE_TIME];
+                const LITE_META: &[Member] = &[
+                    TURN_ID,
+                    CREATE_TIME,
                     opt(
-                        "create_time",
-                        Ty::OptNumber,
-                        "passthrough create_time is not a number",
+                        "content_item_metadata",
+                        Ty::List,
+                        "passthrough content_item_metadata is not a list",
                     ),
                 ];
-                let result = inner.object(p, META);
+                let result = inner.object(p, if self.lite { LITE_META } else { META });
                 if send {
                     self.out = inner.out.take();
                 }
@@ -955,7 +971,7 @@ mod tests {
 
     fn sent(item: &str, kind: ItemKind, openai: bool) -> String {
         let mut out = Vec::new();
-        wire(item, kind, openai, &mut out);
+        wire(item, kind, openai, false, &mut out);
         String::from_utf8(out).unwrap_or_default()
     }
 
@@ -1031,6 +1047,13 @@ mod tests {
         assert_eq!(
             sent(message, ItemKind::Message, false),
             r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}],"status":"completed"}"#
+        );
+        // A Responses Lite model also gets the content item metadata (gen message_fields-4).
+        let mut lite = Vec::new();
+        wire(message, ItemKind::Message, true, true, &mut lite);
+        assert_eq!(
+            String::from_utf8(lite).unwrap(),
+            r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}],"status":"completed","internal_chat_message_metadata_passthrough":{"turn_id":"t","content_item_metadata":[],"create_time":1.5}}"#
         );
         let reasoning = r#"{"type":"reasoning","id":"rs_1","summary":[],"content":[{"type":"text","text":"t"}],"status":"done"}"#;
         assert_eq!(

@@ -8,7 +8,8 @@ use super::fold::State;
 use super::forms;
 use super::item::{Family, Fields, Flags, Form, Item, ItemKind, Side};
 use super::media::Read;
-use super::parts::{self, MediaPart};
+use super::models::{Modalities, Model};
+use super::parts::{self, PartKind};
 use super::plan::{Changes, synthetic_id};
 use super::prep::{self, Prep};
 use super::truncate::Policy;
@@ -17,34 +18,6 @@ use super::words;
 use crate::json::{self, Parser};
 use crate::source::SpanReader;
 use crate::view::{Change, Entry, Origin, PromptView, Shape};
-
-/// Input kinds the target model takes besides text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Modalities {
-    pub image: bool,
-    pub audio: bool,
-}
-
-impl Default for Modalities {
-    /// `text,image`, as SPEC §6 says.
-    fn default() -> Self {
-        Modalities {
-            image: true,
-            audio: false,
-        }
-    }
-}
-
-impl Modalities {
-    pub fn name(self) -> &'static str {
-        match (self.image, self.audio) {
-            (true, true) => "text,image,audio",
-            (true, false) => "text,image",
-            (false, true) => "text,audio",
-            (false, false) => "text",
-        }
-    }
-}
 
 /// One bit per call id.
 #[derive(Debug, Clone, Default)]
@@ -79,11 +52,13 @@ pub(crate) enum Step {
 }
 
 /// What a prompt view is made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Settings {
     pub modalities: Modalities,
     /// Resume preparation (SPEC §8).
     pub prep: Prep,
+    /// The model Codex resumes with.
+    pub model: Model,
 }
 
 /// The prompt view of a Codex history, as a plan over it.
@@ -180,7 +155,7 @@ impl<'s> View<'s> {
     fn may_change(&self, item: &Item) -> bool {
         let m = self.settings.modalities;
         let media = (!m.image && (item.has(Flags::MEDIA) || item.has(Flags::IMAGE_RESULT)))
-            || (!m.audio && item.has(Flags::MEDIA));
+            || ((!m.audio || self.settings.model.lite) && item.has(Flags::MEDIA));
         media || self.reencodes(item) || prep::may_change(item, self.settings.prep)
     }
 
@@ -208,7 +183,14 @@ impl<'s> View<'s> {
         if self.reencodes(&item) {
             let logged = std::str::from_utf8(&original).unwrap_or_default();
             let mut sent = Vec::with_capacity(original.len());
-            typed::wire(logged, item.kind, !self.state.custom_provider, &mut sent);
+            let openai = !self.state.custom_provider;
+            typed::wire(
+                logged,
+                item.kind,
+                openai,
+                self.settings.model.lite,
+                &mut sent,
+            );
             changes.reencoded = sent != original;
             original = sent;
         }
@@ -222,7 +204,23 @@ impl<'s> View<'s> {
             &mut prepared_text,
         );
         let text = std::str::from_utf8(&prepared_text).unwrap_or_default();
-        replace_media(item, text, self.settings.modalities, &mut changes, out);
+        let lite = self.settings.model.lite;
+        replace_media(
+            item,
+            text,
+            self.settings.modalities,
+            lite,
+            &mut changes,
+            out,
+        );
+        if lite && !self.state.custom_provider && item.kind == ItemKind::Message {
+            let mut replaced = changes.prepared.replaced.clone();
+            replaced.extend(&changes.replaced);
+            if !replaced.is_empty() {
+                let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+                provenance(&text, &replaced, out);
+            }
+        }
         Ok(changes)
     }
 
@@ -300,15 +298,64 @@ pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
     out.extend_from_slice(text.as_bytes());
 }
 
+/// A message whose parts `replaced` are placeholders, with the provenance of each part in its
+/// passthrough metadata, as Codex sends it to a Responses Lite model (live check, Codex 0.169.0
+/// with gpt-5.6-sol and gpt-6.1-sol): `harness` for a placeholder, `unknown` for the others.
+/// Content item metadata the log already has is sent as it is.
+fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) {
+    let f = fields_of(text);
+    let passthrough = json::member(text, 0, "internal_chat_message_metadata_passthrough")
+        .filter(|range| text[range.clone()].starts_with('{'));
+    let logged = passthrough
+        .as_ref()
+        .and_then(|at| json::member(text, at.start, "content_item_metadata"));
+    let count = parts::parts(text, &f.content).len() as u32;
+    if logged.is_some() || count == 0 {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    let mut metadata = String::from(r#""content_item_metadata":["#);
+    for index in 0..count {
+        if index > 0 {
+            metadata.push(',');
+        }
+        metadata.push_str(if replaced.contains(&index) {
+            r#"{"provenance":{"type":"harness","hook":false}}"#
+        } else {
+            r#"{"provenance":{"type":"unknown"}}"#
+        });
+    }
+    metadata.push(']');
+    // Into the passthrough object, after its last member; else a new one at the item's end.
+    let (at, insert) = match passthrough {
+        Some(range)
+            if text[range.clone()]
+                .trim_start_matches('{')
+                .trim_start()
+                .starts_with('}') =>
+        {
+            (range.end - 1, metadata)
+        }
+        Some(range) => (range.end - 1, format!(",{metadata}")),
+        None => (
+            text.trim_end().len() - 1,
+            format!(r#","internal_chat_message_metadata_passthrough":{{{metadata}}}"#),
+        ),
+    };
+    json::splice(text, vec![(at..at, insert)], out);
+}
+
 const IMAGE_PLACEHOLDER: &str = r#"{"type":"input_text","text":"image content omitted because you do not support image input"}"#;
 const AUDIO_PLACEHOLDER: &str = r#"{"type":"input_text","text":"audio content omitted because you do not support audio input"}"#;
 
 /// The item with each media part the model cannot take replaced in place (SPEC §6 passes 4
-/// and 5). Everything else keeps its bytes: only the replaced parts' text changes.
+/// and 5), and, when `strip_detail`, each image it keeps without its `detail` (a Responses Lite
+/// model: `strip_image_details`). Everything else keeps its bytes.
 fn replace_media(
     item: Item,
     text: &str,
     modalities: Modalities,
+    strip_detail: bool,
     changes: &mut Changes,
     out: &mut Vec<u8>,
 ) {
@@ -341,17 +388,26 @@ fn replace_media(
         | ItemKind::GhostSnapshot
         | ItemKind::Other => &None,
     };
-    for (range, part) in parts::media(text, parts) {
-        match part {
-            MediaPart::Image if !modalities.image => {
+    for (index, part) in parts::parts(text, parts).into_iter().enumerate() {
+        let range = part.range;
+        match part.kind {
+            PartKind::Image if !modalities.image => {
                 changes.images += 1;
+                changes.replaced.push(index as u32);
                 edits.push((range, IMAGE_PLACEHOLDER));
             }
-            MediaPart::Audio if !modalities.audio => {
+            PartKind::Audio if !modalities.audio => {
                 changes.audio += 1;
+                changes.replaced.push(index as u32);
                 edits.push((range, AUDIO_PLACEHOLDER));
             }
-            MediaPart::Image | MediaPart::Audio => {}
+            PartKind::Image if strip_detail => {
+                if let Some(cut) = json::member_cut(text, range.start, "detail") {
+                    changes.details += 1;
+                    edits.push((cut, ""));
+                }
+            }
+            _ => {}
         }
     }
     json::splice(text, edits, out);
@@ -374,7 +430,11 @@ impl PromptView for View<'_> {
             history_unit: "items",
             view: self.len(),
             view_unit: "items",
-            settings: format!("modalities {}{prep}", self.settings.modalities.name()),
+            settings: format!(
+                "model {}, modalities {}{prep}",
+                self.settings.model.describe(),
+                self.settings.modalities.name()
+            ),
         }
     }
 

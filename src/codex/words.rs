@@ -156,6 +156,13 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
             said.push(format!("{n} {kind} {parts} replaced with placeholder text"));
         }
     }
+    if changes.details > 0 {
+        let these = plural(changes.details, "image", "images");
+        said.push(format!(
+            "{} {these} sent without `detail` (a Responses Lite model)",
+            changes.details
+        ));
+    }
     if changes.image_result {
         said.push(r#"generated image result cleared to """#.to_string());
     }
