@@ -49,6 +49,7 @@ pub(crate) mod scan;
 pub(crate) mod session;
 pub(crate) mod source;
 pub(crate) mod text;
+pub(crate) mod toolcall;
 pub(crate) mod view;
 
 pub use app::{Loaded, answer, run};

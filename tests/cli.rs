@@ -396,3 +396,100 @@ fn the_report_names_the_size_and_sha256_of_what_it_read() {
         "{text}"
     );
 }
+
+/// Issue 22: a Claude Code `tool_use` whose `input` is a string that starts like JSON and does
+/// not parse, or whose name holds a control character, is a warning with its line, when it is
+/// on the chain resume sends; a branch resume does not take is not looked at.
+#[test]
+fn claude_tool_uses_the_api_may_refuse_are_warnings_with_their_line() {
+    let dir = Scratch::new("claude-tool-faults");
+    let entry = |uuid: &str, parent: &str, kind: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2026-03-02T09:00:0{}.000Z"}}"#,
+            &uuid[1..]
+        )
+    };
+    let tool_use = |id: &str, name: &str, input: &str| {
+        format!(
+            r#"{{"id":"m{id}","role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}"#
+        )
+    };
+    let result = |id: &str| {
+        format!(
+            r#"{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}]}}"#
+        )
+    };
+    let log = [
+        entry(
+            "u1",
+            "null",
+            "user",
+            r#"{"role":"user","content":"list it"}"#,
+        ),
+        // A branch resume does not take (the leaf written last is on the other one).
+        entry(
+            "u2",
+            r#""u1""#,
+            "assistant",
+            &tool_use("t0", r"Bash\u0007", r#"{"command":"ls"}"#),
+        ),
+        entry(
+            "u3",
+            r#""u1""#,
+            "assistant",
+            &tool_use("t1", "Bash", r#""{\"command\": \"ls -la /tm""#),
+        ),
+        entry("u4", r#""u3""#, "user", &result("t1")),
+        entry(
+            "u5",
+            r#""u4""#,
+            "assistant",
+            &tool_use("t2", r"Read\u001b", r#"{"file_path":"/a"}"#),
+        ),
+        entry("u6", r#""u5""#, "user", &result("t2")),
+        // A string input that parses, and one that does not start like JSON: nothing to say.
+        entry(
+            "u7",
+            r#""u6""#,
+            "assistant",
+            &tool_use("t3", "Bash", r#""{\"command\": \"ls\"}""#),
+        ),
+        entry("u8", r#""u7""#, "user", &result("t3")),
+        entry(
+            "u9",
+            r#""u8""#,
+            "assistant",
+            &tool_use("t4", "Bash", r#""ls -la""#),
+        ),
+    ]
+    .join("\n");
+    let path = dir.file("5e55a0c2-00ab-4000-8000-000000000000.jsonl", log + "\n");
+    let out = rollcall()
+        .args(["replay", "--report", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, u64, String)> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["code"].as_str().is_some_and(|c| c.contains("tool")))
+        .map(|p| {
+            (
+                p["code"].as_str().unwrap().to_owned(),
+                p["line"].as_u64().unwrap(),
+                p["severity"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let warning = |code: &str, line| (code.to_owned(), line, "warning".to_owned());
+    assert_eq!(
+        found,
+        [
+            warning("invalid-tool-arguments", 3),
+            warning("tool-name-control-characters", 5)
+        ]
+    );
+}

@@ -209,7 +209,7 @@ fn layer(module: &[String]) -> u8 {
         Some("codex" | "claude") => 1,
         Some(
             "chunk" | "escape" | "exit" | "findings" | "home" | "intern" | "json" | "pipeline"
-            | "source" | "text" | "view",
+            | "source" | "text" | "toolcall" | "view",
         ) => 0,
         _ => 2,
     }

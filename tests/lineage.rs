@@ -808,3 +808,55 @@ fn a_lineage_deeper_than_the_open_file_limit_replays() {
         DEPTH as usize
     );
 }
+
+/// Issue 22: a fork made while its parent's turn was open reads that open turn from the parent;
+/// the fork's own turn does not abandon it (it goes on in the parent). A call the parent's
+/// stream cut short is reported with the parent's file, not with a line of the fork's.
+#[test]
+fn a_fork_does_not_abandon_its_parents_open_turn_and_names_the_parents_line() {
+    let home = Home::new();
+    let (p, f) = (id(1), id(2));
+    let mut parent = Paged::new(&p, None);
+    parent
+        .record("event_msg", &format!(r#"{{"type":"task_started","turn_id":"{}"}}"#, id(10)))
+        .item(&said("parent 1"))
+        .item(r#"{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls /sr","call_id":"c1"}"#)
+        .item(r#"{"type":"function_call_output","call_id":"c1","output":"failed to parse function arguments"}"#);
+    let parent_path = home.write("10-00-00", &p, &parent.text());
+    let base = parent.cut_before(&p, 5);
+    let mut fork = Paged::new(&f, Some(&base));
+    fork.record(
+        "event_msg",
+        &format!(r#"{{"type":"task_started","turn_id":"{}"}}"#, id(20)),
+    )
+    .item(&said("fork 1"))
+    .record(
+        "event_msg",
+        &format!(r#"{{"type":"task_complete","turn_id":"{}"}}"#, id(20)),
+    );
+    home.write("11-00-00", &f, &fork.text());
+
+    let report = home.report(&[&id(2)]);
+    assert_eq!(report["abandoned_turns"], json!([]));
+    assert_eq!(report["incomplete_turn"], json!(null));
+    assert_eq!(report["completed_turns"], json!(1));
+    // The call is line 4 of the parent (its session_meta, the start, the message, the call).
+    let faults = &report["tool_call_faults"];
+    assert_eq!(faults.as_array().map(Vec::len), Some(1), "{faults}");
+    assert_eq!(faults[0]["file"], json!(text(&parent_path)));
+    assert_eq!(faults[0]["line"], json!(4));
+    let problem = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "invalid-tool-arguments")
+        .expect("the cut call is a problem");
+    assert_eq!(problem["line"], json!(null));
+    assert!(
+        problem["message"].as_str().unwrap().ends_with(&format!(
+            "(line 4 of the parent rollout {})",
+            text(&parent_path)
+        )),
+        "{problem}"
+    );
+}

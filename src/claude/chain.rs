@@ -90,6 +90,9 @@ pub(crate) struct State {
     pub last_prompt_leaf: Option<u32>,
     /// `--leaf` named a uuid no entry of the session has.
     pub chosen_missing: bool,
+    /// `tool_use` blocks the API may refuse when they are sent again, with their lines (of every
+    /// entry: the report keeps those on the chain).
+    pub tool_faults: Vec<crate::toolcall::ToolFault>,
 }
 
 impl State {
@@ -147,8 +150,12 @@ fn decoded(chunk: &Bytes<'_>, span: Span) -> Option<Vec<u8>> {
 impl pipeline::Fold for Fold {
     type Record = Entry;
 
-    fn fold(&mut self, line: LineAt, entry: Entry, chunk: &Bytes<'_>, f: &mut Findings) {
+    fn fold(&mut self, line: LineAt, mut entry: Entry, chunk: &Bytes<'_>, f: &mut Findings) {
         let state = &mut self.state;
+        for mut fault in entry.tool_faults.drain(..) {
+            fault.line = line.number;
+            state.tool_faults.push(fault);
+        }
         if entry.kind == Kind::Unknown {
             let name = decoded(chunk, entry.type_name).unwrap_or_default();
             f.unknown(&String::from_utf8_lossy(&name));

@@ -8,6 +8,7 @@ use std::ops::Range;
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
 use crate::source::Span;
+use crate::toolcall::{self, ToolFault};
 
 /// The entry types rollcall knows (SPEC §10); any other is counted as an unknown record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +86,8 @@ pub(crate) struct Entry {
     /// The raw `leafUuid` string of a `last-prompt` entry: the leaf the client last used.
     pub leaf_uuid: Option<Span>,
     pub flags: u8,
+    /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
+    pub tool_faults: Vec<ToolFault>,
 }
 
 impl Entry {
@@ -193,6 +196,7 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
             .then(|| string_span(&m.leaf_uuid))
             .flatten(),
         flags: 0,
+        tool_faults: Vec::new(),
     };
     let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
     if is_true(&m.sidechain) {
@@ -224,7 +228,8 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
                 problem: r#"no object "message""#,
             })?;
         entry.flags |= Entry::MESSAGE;
-        let (id, results_only) = message_facts(text, message);
+        let (id, results_only, faults) = message_facts(text, message);
+        entry.tool_faults = faults;
         if kind == Kind::Assistant {
             entry.message_id = id.map(|r| span(&r));
         } else if results_only {
@@ -234,8 +239,12 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
     Ok(entry)
 }
 
-/// A message's string `id`, and whether its `content` is only `tool_result` blocks.
-fn message_facts(text: &str, message: Range<usize>) -> (Option<Range<usize>>, bool) {
+/// A message's string `id`, whether its `content` is only `tool_result` blocks, and the faults
+/// of its `tool_use` blocks.
+fn message_facts(
+    text: &str,
+    message: Range<usize>,
+) -> (Option<Range<usize>>, bool, Vec<ToolFault>) {
     let mut p = Parser::new(text);
     p.seek(message.start);
     let (mut id, mut content) = (None, None);
@@ -249,9 +258,10 @@ fn message_facts(text: &str, message: Range<usize>) -> (Option<Range<usize>>, bo
         Ok(true)
     });
     let id = id.filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"');
-    let blocks = content.map(|r| blocks(text, &r)).unwrap_or_default();
+    let mut blocks = content.map(|r| blocks(text, &r)).unwrap_or_default();
     let results_only = !blocks.is_empty() && blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
-    (id, results_only)
+    let faults = blocks.iter_mut().filter_map(|b| b.fault.take()).map(|f| *f);
+    (id, results_only, faults.collect())
 }
 
 /// A content block's kind.
@@ -273,6 +283,9 @@ pub(crate) struct Block {
     pub kind: BlockKind,
     pub id: Option<Range<usize>>,
     pub text: Option<Range<usize>>,
+    /// A `tool_use` whose string `input` starts like JSON but does not parse, or whose `name`
+    /// holds control characters.
+    pub fault: Option<Box<ToolFault>>,
 }
 
 /// The blocks of a `content` array at `value` of `text`; a string content is one text block
@@ -285,6 +298,7 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
             kind: BlockKind::Text,
             id: None,
             text: Some(value.clone()),
+            fault: None,
         }];
     }
     let mut found = Vec::new();
@@ -300,16 +314,20 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
                 kind: BlockKind::Other,
                 id: None,
                 text: None,
+                fault: None,
             });
             return Ok(true);
         }
         let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
+        let (mut name, mut input) = (None, None);
         let range = p.object(|p, key| {
             let slot = match &*json::key_name(key) {
                 "type" => &mut kind,
                 "id" => &mut id,
                 "tool_use_id" => &mut tool_use_id,
                 "text" => &mut body,
+                "name" => &mut name,
+                "input" => &mut input,
                 _ => return Ok(false),
             };
             *slot = Some(p.value()?);
@@ -326,11 +344,20 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
             Some("thinking" | "redacted_thinking") => (BlockKind::Thinking, None),
             _ => (BlockKind::Other, None),
         };
+        let fault = (kind == BlockKind::ToolUse)
+            .then(|| {
+                let raw = |r: &Option<Range<usize>>| r.as_ref().map(|r| &text[r.clone()]);
+                let json = toolcall::Arguments::Json;
+                toolcall::check(raw(&name), raw(&input), "tool_use", "input", json)
+            })
+            .flatten()
+            .map(Box::new);
         found.push(Block {
             range,
             kind,
             id,
             text: is_string(&body),
+            fault,
         });
         Ok(true)
     });

@@ -10,6 +10,7 @@ use crate::findings::{Findings, Tally};
 use crate::json;
 use crate::pipeline::{self, Bytes, LineAt};
 use crate::source::{Source, Span, SpanReader};
+use crate::toolcall::ToolFault;
 
 /// A turn as opened by a start event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +18,12 @@ pub(crate) struct Turn {
     pub turn_id: Option<Box<str>>,
     /// The line of the start event.
     pub line: u64,
+    /// Opened by the parent thread before this fork was made from it: its records came with the
+    /// fork's history (read from a parent rollout, or copied into this file).
+    pub inherited: bool,
+    /// The line of a `thread_rolled_back` that came while it was open (Codex 0.144 rolled back a
+    /// running turn without ending it).
+    pub rolled_back_at: Option<u64>,
 }
 
 /// Which spellings the valid records were written in.
@@ -89,8 +96,15 @@ pub(crate) struct State {
     pub owned: Vec<Box<str>>,
     /// The turn still open at the end of the file.
     pub incomplete_turn: Option<Turn>,
-    /// Turns replaced by a later start while still open.
+    /// Turns of this thread replaced by a later start while still open (neither inherited from a
+    /// parent nor rolled back).
     pub abandoned_turns: Vec<Turn>,
+    /// Turns a rollback came over while they were open, which a later start then found still
+    /// open (no end event closed them): with the rollback's line.
+    pub rolled_back_turns: Vec<Turn>,
+    /// Calls of the history the model API may refuse when it is sent again, with the source they
+    /// were read from (0: the rollout itself).
+    pub tool_faults: Vec<(usize, ToolFault)>,
     pub completed_turns: u64,
     pub aborted_turns: u64,
     pub spellings: Spellings,
@@ -224,6 +238,20 @@ pub(crate) struct Fold<'s> {
     /// The ordinal of the last record that had one, and the last record's line and ordinal.
     previous_ordinal: Option<u64>,
     last_record: Option<(u64, Option<u64>)>,
+    /// When the thread's id was made, from a UUIDv7 id (milliseconds since 1970).
+    thread_made: Option<u64>,
+    /// A `session_meta` of another thread came after the first: a fork copied its parent in.
+    copied_parent: bool,
+    /// Faults of calls as they were read: the call's source and offset, to keep only those
+    /// still in the history at the end.
+    faults: Vec<(usize, u64, ToolFault)>,
+}
+
+/// When a UUIDv7 was made, in milliseconds since 1970 (its first 48 bits); `None` for another
+/// kind of id.
+fn uuid_v7_millis(id: &str) -> Option<u64> {
+    let uuid = uuid::Uuid::try_parse(id).ok()?;
+    (uuid.get_version_num() == 7).then(|| (uuid.as_u128() >> 80) as u64)
 }
 
 impl pipeline::Fold for Fold<'_> {
@@ -282,6 +310,9 @@ impl<'s> Fold<'s> {
             cut: None,
             previous_ordinal: None,
             last_record: None,
+            thread_made: None,
+            copied_parent: false,
+            faults: Vec::new(),
         }
     }
 
@@ -335,6 +366,21 @@ impl<'s> Fold<'s> {
         if let (true, Some((line, None))) = (self.state.paginated, self.last_record) {
             self.state.faults.push(Fault::FinalWithoutOrdinal { line });
         }
+        if !self.faults.is_empty() {
+            // Only what is sent again matters: a call a rollback or compaction took out is not.
+            let sent: std::collections::HashSet<(usize, u64)> = self
+                .state
+                .history
+                .iter()
+                .map(|item| (item.src(), item.span().at))
+                .collect();
+            self.state.tool_faults = self
+                .faults
+                .into_iter()
+                .filter(|(src, at, _)| sent.contains(&(*src, *at)))
+                .map(|(src, _, fault)| (src, fault))
+                .collect();
+        }
         self.state
     }
 
@@ -345,9 +391,16 @@ impl<'s> Fold<'s> {
                 state.session_metas += 1;
                 if state.thread_id.is_none() {
                     self.meta(&meta, chunk);
+                } else if text(chunk, meta.thread_id) != state.thread_id {
+                    self.copied_parent = true;
                 }
             }
-            Record::Item(Some(new)) => {
+            Record::Item(Some(mut new)) => {
+                if let Some(mut fault) = new.fault.take() {
+                    fault.line = number;
+                    let at = new.item.span().at;
+                    self.faults.push((usize::from(self.src), at, *fault));
+                }
                 let mut item = self.resolve(new, chunk);
                 if item.kind == ItemKind::Other && item.has(Flags::APPENDED) {
                     // Dropped from the view; the report names its line.
@@ -359,7 +412,7 @@ impl<'s> Fold<'s> {
             Record::Compacted(replacement) => {
                 state.compactions += 1;
                 self.save_snapshot();
-                self.replace(replacement, chunk);
+                self.replace(replacement, number, chunk);
                 if let Some(top) = self.snapshots.last_mut() {
                     top.installed = self.boundaries.len();
                 }
@@ -371,19 +424,35 @@ impl<'s> Fold<'s> {
             Record::RolledBack(replacement) => {
                 state.rollbacks += 1;
                 self.snapshots.clear();
-                self.replace(replacement, chunk);
+                self.replace(replacement, number, chunk);
             }
             Record::DropTurns(n) => {
                 state.rollbacks += 1;
+                if let Some(open) = state.incomplete_turn.as_mut()
+                    && open.rolled_back_at.is_none()
+                {
+                    open.rolled_back_at = Some(number);
+                }
                 self.drop_turns(n);
             }
             Record::TurnStarted(turn_id) => {
+                let turn_id = turn_id.and_then(|span| text(chunk, span));
+                let inherited = self.inherited(turn_id.as_deref());
+                let state = &mut self.state;
                 let turn = Turn {
-                    turn_id: turn_id.and_then(|span| text(chunk, span)),
+                    inherited,
+                    turn_id,
                     line: number,
+                    rolled_back_at: None,
                 };
                 if let Some(open) = state.incomplete_turn.replace(turn) {
-                    state.abandoned_turns.push(open);
+                    // The parent's open turn goes on in the parent, not here; one a rollback
+                    // took out while it ran ended there.
+                    if open.rolled_back_at.is_some() {
+                        state.rolled_back_turns.push(open);
+                    } else if !open.inherited {
+                        state.abandoned_turns.push(open);
+                    }
                 }
             }
             Record::TurnEnded { turn_id, aborted } => {
@@ -408,9 +477,24 @@ impl<'s> Fold<'s> {
         }
     }
 
+    /// Whether a turn opened here, with this id, was opened by the parent before the fork: it
+    /// is read from a parent rollout, or it was copied in and its id (a UUIDv7, as Codex makes
+    /// turn and thread ids) was made before this thread's.
+    fn inherited(&self, turn_id: Option<&str>) -> bool {
+        if self.cut.is_some() {
+            return true;
+        }
+        let made = turn_id.and_then(uuid_v7_millis);
+        self.copied_parent
+            && made
+                .zip(self.thread_made)
+                .is_some_and(|(turn, thread)| turn < thread)
+    }
+
     fn meta(&mut self, meta: &Meta, chunk: &Bytes<'_>) {
         let state = &mut self.state;
         state.thread_id = text(chunk, meta.thread_id);
+        self.thread_made = state.thread_id.as_deref().and_then(uuid_v7_millis);
         state.custom_provider = meta.custom_provider;
         state.meta_refusal = meta.refusal;
         state.cwd = meta.cwd.and_then(|span| text(chunk, span));
@@ -437,14 +521,21 @@ impl<'s> Fold<'s> {
         self.state.history.push(item);
     }
 
-    /// Installs a replacement history, its items given their source and call keys.
-    fn replace(&mut self, replacement: Replacement, chunk: &Bytes<'_>) {
+    /// Installs a replacement history (of the record at `line`), its items given their source
+    /// and call keys.
+    fn replace(&mut self, replacement: Replacement, line: u64, chunk: &Bytes<'_>) {
         let Replacement {
             mut items,
             call_ids,
+            faults,
         } = replacement;
         for item in &mut items {
             *item = item.in_source(self.src);
+        }
+        for (index, mut fault) in faults {
+            fault.line = line;
+            let at = items[index as usize].span().at;
+            self.faults.push((usize::from(self.src), at, fault));
         }
         for (index, call_id) in call_ids {
             let key = self.state.calls.key(call_id.map(|span| chunk.get(span)));
@@ -732,6 +823,183 @@ mod tests {
             user("t4"),
         ];
         assert_eq!(texts(&lines), ["t1", "t2", "(no summary available)", "t4"]);
+    }
+
+    /// The state `text` replays to, as it is (no session_meta added).
+    fn state_of(text: &str) -> super::State {
+        let session =
+            session::load_bytes("test", text.as_bytes().to_vec(), Load::alone(1 << 20)).unwrap();
+        match session.state {
+            State::Codex(state) => state,
+            State::Claude(_) => panic!("not read as Codex"),
+        }
+    }
+
+    fn meta(id: &str) -> String {
+        format!(r#"{{"type":"session_meta","payload":{{"id":"{id}"}}}}"#)
+    }
+
+    fn event(kind: &str, turn: &str) -> String {
+        format!(r#"{{"type":"event_msg","payload":{{"type":"{kind}","turn_id":"{turn}"}}}}"#)
+    }
+
+    fn lines(lines: &[String]) -> String {
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    /// The start lines of the abandoned turns.
+    fn abandoned(state: &super::State) -> Vec<u64> {
+        state.abandoned_turns.iter().map(|t| t.line).collect()
+    }
+
+    // UUIDv7 ids as Codex makes them: the parent thread, its turn, the fork made after that
+    // turn started, and the fork's own turns.
+    const PARENT: &str = "019f4efb-ae76-7e30-b44e-3fa464c16193";
+    const PARENT_TURN: &str = "019f4efc-d953-72a2-9d0b-c2ba8afdfec6";
+    const CHILD: &str = "019f4efd-0137-7790-9622-c175e1415048";
+    const CHILD_TURN: &str = "019f4efd-28c2-7b90-b56e-c9a325f3739e";
+    const CHILD_TURN_2: &str = "019f4efe-0000-7b90-b56e-c9a325f3739e";
+
+    /// Issue 22, from a real 0.144 subagent fork: the child copies its parent's history with the
+    /// parent's turn still open (the parent spawned it mid-turn). That turn goes on in the
+    /// parent; the child's own turn does not abandon it.
+    #[test]
+    fn a_fork_child_does_not_abandon_the_open_turn_it_copied_from_its_parent() {
+        let copied = [
+            meta(CHILD),
+            meta(PARENT),
+            event("task_started", PARENT_TURN),
+            user("audit the timers"),
+            event("task_started", CHILD_TURN),
+            event("task_complete", CHILD_TURN),
+        ];
+        let state = state_of(&lines(&copied));
+        assert_eq!(abandoned(&state), Vec::<u64>::new());
+        assert_eq!((state.completed_turns, state.incomplete_turn), (1, None));
+
+        // A turn of the child's own that a later start replaces is still abandoned.
+        let mut own = copied[..5].to_vec();
+        own.push(event("task_started", CHILD_TURN_2));
+        assert_eq!(abandoned(&state_of(&lines(&own))), [5]);
+
+        // Without a copied parent (one thread, its own session_meta again, as VS Code writes
+        // it), an older turn id is no evidence: the turn is abandoned as before.
+        let reopened = [
+            meta(CHILD),
+            event("task_started", PARENT_TURN),
+            meta(CHILD),
+            event("task_started", CHILD_TURN),
+        ];
+        assert_eq!(abandoned(&state_of(&lines(&reopened))), [2]);
+    }
+
+    /// Issue 22: Codex 0.144 could roll back a turn that was still running and write no
+    /// `turn_aborted`; the next turn's start then found it open. It was rolled back.
+    #[test]
+    fn a_rollback_of_a_running_turn_is_a_rolled_back_turn_not_an_abandoned_one() {
+        let text = lines(&[
+            meta(CHILD),
+            event("task_started", CHILD_TURN),
+            user("rename the module"),
+            rollback(1),
+            event("task_started", CHILD_TURN_2),
+            user("only list the modules"),
+            event("task_complete", CHILD_TURN_2),
+        ]);
+        let state = state_of(&text);
+        assert_eq!(abandoned(&state), Vec::<u64>::new());
+        let rolled: Vec<_> = state
+            .rolled_back_turns
+            .iter()
+            .map(|t| (t.turn_id.as_deref(), t.line, t.rolled_back_at))
+            .collect();
+        assert_eq!(rolled, [(Some(CHILD_TURN), 2, Some(4))]);
+        assert_eq!(texts_of(&text), ["only list the modules"]);
+
+        // Closed after the rollback, it is an ordinary turn; still open at the end, it is the
+        // incomplete turn (SPEC §5), as before.
+        let closed = lines(&[
+            meta(CHILD),
+            event("task_started", CHILD_TURN),
+            user("rename the module"),
+            rollback(1),
+            event("task_complete", CHILD_TURN),
+            event("task_started", CHILD_TURN_2),
+        ]);
+        let state = state_of(&closed);
+        assert_eq!(
+            (state.rolled_back_turns.len(), state.completed_turns),
+            (0, 1)
+        );
+        let open = lines(&[meta(CHILD), event("task_started", CHILD_TURN), rollback(1)]);
+        let state = state_of(&open);
+        assert!(state.rolled_back_turns.is_empty());
+        assert_eq!(state.incomplete_turn.map(|t| t.line), Some(2));
+    }
+
+    /// The history's message texts, from the whole text of a rollout.
+    fn texts_of(text: &str) -> Vec<String> {
+        let lines: Vec<String> = text.lines().skip(1).map(String::from).collect();
+        texts(&lines)
+    }
+
+    fn call(name: &str, arguments: &str, id: &str) -> String {
+        let arguments = serde_json::to_string(arguments).unwrap();
+        let name = serde_json::to_string(name).unwrap();
+        format!(
+            r#"{{"type":"response_item","payload":{{"type":"function_call","name":{name},"arguments":{arguments},"call_id":"{id}"}}}}"#
+        )
+    }
+
+    /// (line, name, whether the arguments do not parse, whether the name has controls) of
+    /// every fault found.
+    fn faults(lines: &[String]) -> Vec<(u64, String, bool, bool)> {
+        let State::Codex(state) = replayed(lines).state else {
+            panic!("not read as Codex");
+        };
+        state
+            .tool_faults
+            .iter()
+            .map(|(_, f)| {
+                let bad = f.arguments.is_some();
+                (f.line, f.name.to_string(), bad, f.control_in_name)
+            })
+            .collect()
+    }
+
+    /// Issue 22: arguments a crash cut mid-string, which the model API refuses on resend, and
+    /// tool names with control characters, are found with their line.
+    #[test]
+    fn calls_the_api_may_refuse_are_found_with_their_line() {
+        let cut = call("exec_command", r#"{"cmd":"tail -n 50 /var/lo"#, "c1");
+        let named = call("exec\u{1b}[2J", "{}", "c2");
+        let fine = call("exec_command", r#" {"cmd":"ls"}"#, "c3");
+        let plain = call("shell", "ls -la", "c4");
+        let lines = [user("go"), cut.clone(), named, fine, plain];
+        assert_eq!(
+            faults(&lines),
+            [
+                (3, "exec_command".to_owned(), true, false),
+                (4, "exec\u{1b}[2J".to_owned(), false, true)
+            ]
+        );
+        // Inside a replacement history: the compacted line.
+        let replaced = format!(
+            r#"{{"type":"compacted","payload":{{"message":"","replacement_history":[{}]}}}}"#,
+            &cut[cut.find(r#"{"type":"function_call""#).unwrap()..cut.len() - 1]
+        );
+        assert_eq!(
+            faults(&[replaced])[..],
+            [(2, "exec_command".to_owned(), true, false)]
+        );
+    }
+
+    /// Only what is sent again counts: a call a rollback took out of the history is not.
+    #[test]
+    fn a_call_no_longer_in_the_history_is_not_reported() {
+        let cut = call("exec_command", r#"{"cmd":"tail"#, "c1");
+        assert_eq!(faults(&[user("go"), cut.clone(), rollback(1)]), []);
+        assert_eq!(faults(&[user("go"), cut, rollback(1), user("again")]), []);
     }
 
     /// Regression (issue "quadratic legacy compactions"): each compaction walked the whole

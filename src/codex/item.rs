@@ -387,6 +387,11 @@ pub(crate) struct Fields {
     pub passthrough: Option<Range<usize>>,
     /// A session_meta's `model_provider`.
     pub model_provider: Option<Range<usize>>,
+    /// A call's `name`, and its arguments: `arguments` of a function call, `input` of a custom
+    /// tool call.
+    pub name: Option<Range<usize>>,
+    pub arguments: Option<Range<usize>>,
+    pub input: Option<Range<usize>>,
 }
 
 impl Fields {
@@ -418,6 +423,9 @@ impl Fields {
             "output" => &mut self.output,
             "internal_chat_message_metadata_passthrough" => &mut self.passthrough,
             "model_provider" => &mut self.model_provider,
+            "name" => &mut self.name,
+            "arguments" => &mut self.arguments,
+            "input" => &mut self.input,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);

@@ -12,6 +12,7 @@ use super::typed::{self, Typed};
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
 use crate::source::Span;
+use crate::toolcall::{self, ToolFault};
 
 /// Which spelling a record was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +31,8 @@ pub(crate) struct NewItem {
     pub item: Item,
     /// The raw JSON of its `call_id`, for a call or output that has one.
     pub call_id: Option<Span>,
+    /// What the model API may refuse of a call when it is sent again (its line not yet set).
+    pub fault: Option<Box<ToolFault>>,
 }
 
 /// A history that replaces the one before: its items, held exactly (a replacement can hold
@@ -38,6 +41,8 @@ pub(crate) struct NewItem {
 pub(crate) struct Replacement {
     pub items: Vec<Item>,
     pub call_ids: Vec<(u32, Option<Span>)>,
+    /// The faults of calls among them, by index.
+    pub faults: Vec<(u32, ToolFault)>,
 }
 
 /// The first `session_meta` decides the thread; later ones are counted.
@@ -379,6 +384,7 @@ impl Line<'_> {
                 let item = NewItem {
                     item,
                     call_id: None,
+                    fault: None,
                 };
                 (Some(Codex), Record::Item(Some(item)))
             }
@@ -532,6 +538,7 @@ impl Line<'_> {
         let mut out = Replacement {
             items: Vec::with_capacity(objects),
             call_ids: Vec::new(),
+            faults: Vec::new(),
         };
         let mut p = Parser::new(self.text);
         p.seek(range.start);
@@ -568,6 +575,9 @@ impl Line<'_> {
             if new.item.kind.pairs() {
                 out.call_ids.push((out.items.len() as u32, new.call_id));
             }
+            if let Some(fault) = new.fault {
+                out.faults.push((out.items.len() as u32, *fault));
+            }
             out.items.push(new.item);
             Ok(true)
         });
@@ -588,6 +598,7 @@ fn untyped(line_at: u64, range: &Range<usize>) -> NewItem {
     NewItem {
         item: Item::new(0, span, ItemKind::Other, Form::Verbatim),
         call_id: None,
+        fault: None,
     }
 }
 
@@ -637,6 +648,7 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         }
     }
     let mut call_id = None;
+    let mut fault = None;
     if kind.pairs() {
         call_id = f.call_id.as_ref().map(|r| Span {
             at: line_at + r.start as u64,
@@ -670,9 +682,18 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
                 item.flags.0 |= Flags::IMAGE_RESULT;
             }
         }
-        ItemKind::FunctionCall
-        | ItemKind::LocalShellCall
-        | ItemKind::CustomToolCall
+        ItemKind::FunctionCall | ItemKind::CustomToolCall => {
+            let (member, args, strictness) = if kind == ItemKind::FunctionCall {
+                ("arguments", &f.arguments, toolcall::Arguments::Json)
+            } else {
+                ("input", &f.input, toolcall::Arguments::FreeText)
+            };
+            let raw = |r: &Option<Range<usize>>| item::raw(text, r);
+            let call = kind.name();
+            fault =
+                toolcall::check(raw(&f.name), raw(args), call, member, strictness).map(Box::new);
+        }
+        ItemKind::LocalShellCall
         | ItemKind::ToolSearchCall
         | ItemKind::AgentMessage
         | ItemKind::Reasoning
@@ -688,7 +709,11 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
             .and_then(|raw| prep::string_output_counts(&item, raw))
             .unwrap_or_else(|| prep::default_counts(&item, &text[range.clone()]));
     }
-    Candidate::Item(NewItem { item, call_id })
+    Candidate::Item(NewItem {
+        item,
+        call_id,
+        fault,
+    })
 }
 
 fn nested_range(nested: &Option<Nested>) -> usize {

@@ -266,8 +266,25 @@ fn resume_state(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
             "{} completed, {} aborted",
             t.completed_turns, t.aborted_turns
         );
+        rows.push(Row::new("abandoned turns", abandoned).under(listed));
+        if !t.rolled_back_turns.is_empty() {
+            let mut listed: Vec<String> = t
+                .rolled_back_turns
+                .iter()
+                .take(SHOWN)
+                .map(|turn| {
+                    let opened = turn_text(&TurnRef {
+                        turn_id: turn.turn_id.clone(),
+                        line: turn.line,
+                    });
+                    format!("{opened}, rolled back at line {}", turn.rollback_line)
+                })
+                .collect();
+            listed.extend(more(t.rolled_back_turns.len() as u64, SHOWN));
+            let count = format!("{} (rolled back while running)", t.rolled_back_turns.len());
+            rows.push(Row::new("rolled back", count).under(listed));
+        }
         rows.extend([
-            Row::new("abandoned turns", abandoned).under(listed),
             Row::new("turns", turns),
             Row::new("compactions", t.compactions.to_string()),
             Row::new("rollbacks", t.rollbacks.to_string()),

@@ -38,6 +38,8 @@ pub(crate) const CODES: &[&str] = &[
     "incomplete-turn",
     "missing-output",
     "orphan-output",
+    "invalid-tool-arguments",
+    "tool-name-control-characters",
     "no-session-meta",
     "pre-envelope",
     "missing-parent",
@@ -48,6 +50,7 @@ pub(crate) const CODES: &[&str] = &[
     "final-without-ordinal",
     "oversize-record",
     "abandoned-turns",
+    "rolled-back-running-turn",
     "superseded-files",
     "unknown-events",
     "dangling-parent",
@@ -188,6 +191,65 @@ pub(crate) fn problems(report: &Report<'_>) -> Vec<Problem> {
             "nothing to do: the agent leaves it out too".into(),
         );
     }
+    for t in &report.tool_call_faults {
+        let here = t.file == report.file;
+        let line = here.then_some(t.line);
+        let place = if here {
+            String::new()
+        } else {
+            format!(" (line {} of the parent rollout {})", t.line, t.file)
+        };
+        let tool = if t.tool.is_empty() {
+            "(no name)"
+        } else {
+            &t.tool
+        };
+        let back = if codex {
+            format!(
+                "if resuming fails on it, fork the thread before that turn: in `{resume}`, press \
+                 Esc twice and pick that turn's prompt or an earlier one"
+            )
+        } else {
+            format!("if resuming fails on it, run `{resume}` and `/rewind` to a message before it")
+        };
+        let agent = if codex { "Codex" } else { "Claude Code" };
+        if let Some(why) = &t.arguments_error {
+            add(
+                "invalid-tool-arguments",
+                Severity::Warning,
+                line,
+                format!(
+                    "{} {tool}: its {} {} ({why}){place}",
+                    t.call,
+                    t.member,
+                    if t.member == "arguments" {
+                        "start like JSON but do not parse"
+                    } else {
+                        "starts like JSON but does not parse"
+                    }
+                ),
+                format!(
+                    "{agent} sends the call again as it is, and the model API may refuse the \
+                     whole request; {back}"
+                ),
+            );
+        }
+        if t.control_characters_in_name {
+            add(
+                "tool-name-control-characters",
+                Severity::Warning,
+                line,
+                format!(
+                    "{} {tool}: its name holds control characters{place}",
+                    t.call
+                ),
+                format!(
+                    "{agent} sends the name again as it is, and the model API may refuse the \
+                     whole request; {back}"
+                ),
+            );
+        }
+    }
     if let Some(c) = &report.codex_records {
         if c.no_session_meta && report.not_resumable.is_none() {
             add(
@@ -285,6 +347,25 @@ pub(crate) fn problems(report: &Report<'_>) -> Vec<Problem> {
             ),
             "nothing to do: Codex resumes from the later turn".into(),
         );
+    }
+    if let Some(t) = &report.codex_turns {
+        for turn in &t.rolled_back_turns {
+            let id = turn.turn_id.as_deref().unwrap_or("without id");
+            add(
+                "rolled-back-running-turn",
+                Severity::Info,
+                Some(turn.line),
+                format!(
+                    "turn {id} was still running when the rollback at line {} took it out \
+                     (no turn_aborted was written, as Codex 0.144 did): it was rolled back, not \
+                     abandoned",
+                    turn.rollback_line
+                ),
+                "nothing to do: Codex resumes without that turn; a rollback does not undo what \
+                 its tool calls changed on disk"
+                    .into(),
+            );
+        }
     }
     if let Some(c) = &report.claude {
         for b in &c.dangling_parents {

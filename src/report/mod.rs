@@ -73,6 +73,8 @@ pub(crate) struct Report<'a> {
     pub codex_turns: Option<CodexTurns<'a>>,
     #[serde(flatten)]
     pub claude: Option<ClaudeKeys>,
+    /// Calls of the history the model API may refuse when they are sent again.
+    pub tool_call_faults: Vec<ToolFaultRef>,
     pub repairs: Repairs,
     /// Every problem above with its code and next step (docs/codes.md).
     pub problems: Vec<crate::report::advice::Problem>,
@@ -214,10 +216,59 @@ fn codex_findings(state: &codex::State) -> Vec<FindingRef> {
     out
 }
 
+/// A call of the history the model API may refuse when it is sent again: arguments that start
+/// like JSON but do not parse, or a name with control characters.
+#[derive(Debug, Serialize)]
+pub(crate) struct ToolFaultRef {
+    /// The file it was read from: the input, or a parent rollout of a fork.
+    pub file: String,
+    pub line: u64,
+    /// `function_call`, `custom_tool_call` or `tool_use`.
+    pub call: &'static str,
+    pub tool: String,
+    /// The member holding the arguments: `arguments` or `input`.
+    pub member: &'static str,
+    /// Why they do not parse, when they start like JSON and do not.
+    pub arguments_error: Option<String>,
+    pub control_characters_in_name: bool,
+}
+
+impl ToolFaultRef {
+    fn of(file: String, fault: &crate::toolcall::ToolFault) -> ToolFaultRef {
+        ToolFaultRef {
+            file,
+            line: fault.line,
+            call: fault.call,
+            tool: fault.name.to_string(),
+            member: fault.member,
+            arguments_error: fault.arguments.map(|u| {
+                if u.cut_short() {
+                    format!("{}: cut short after {} bytes", u.what, u.len)
+                } else {
+                    format!("{} at byte {} of {}", u.what, u.at + 1, u.len)
+                }
+            }),
+            control_characters_in_name: fault.control_in_name,
+        }
+    }
+}
+
+/// A turn a rollback came over while it was still open.
+#[derive(Debug, Serialize)]
+pub(crate) struct RolledBackTurnRef<'a> {
+    pub turn_id: Option<std::borrow::Cow<'a, str>>,
+    pub line: u64,
+    /// The line of the `thread_rolled_back` event.
+    pub rollback_line: u64,
+}
+
 /// Codex's turns and history reshaping.
 #[derive(Debug, Serialize)]
 pub(crate) struct CodexTurns<'a> {
     pub abandoned_turns: Vec<TurnRef<'a>>,
+    /// Turns a rollback took out while they were running, which no end event closed: not
+    /// abandoned.
+    pub rolled_back_turns: Vec<RolledBackTurnRef<'a>>,
     pub completed_turns: u64,
     pub aborted_turns: u64,
     pub compactions: u64,
@@ -484,6 +535,24 @@ fn claude_keys(
     (keys, repairs, view.incomplete, state.history.len() as u64)
 }
 
+/// The faults of `tool_use` blocks on the chain resume sends (not those of other branches).
+fn claude_tool_faults(session: &Session, state: &crate::claude::State) -> Vec<ToolFaultRef> {
+    if state.tool_faults.is_empty() {
+        return Vec::new();
+    }
+    let sent: std::collections::HashSet<u64> = state
+        .history
+        .iter()
+        .map(|&node| state.nodes[node as usize].line)
+        .collect();
+    state
+        .tool_faults
+        .iter()
+        .filter(|f| sent.contains(&f.line))
+        .map(|f| ToolFaultRef::of(session.name.clone(), f))
+        .collect()
+}
+
 impl<'a> Report<'a> {
     /// The report of `session`, whose repairs are those of `view`.
     pub fn new(session: &'a Session, view: &AnyView<'_>) -> std::io::Result<Report<'a>> {
@@ -532,8 +601,28 @@ impl<'a> Report<'a> {
                 .and_then(|t| t.turn_id.as_deref())
                 .map(std::borrow::Cow::Borrowed),
             claude: None,
+            tool_call_faults: state
+                .tool_faults
+                .iter()
+                .map(|(src, fault)| {
+                    let file = match src.checked_sub(1) {
+                        Some(parent) => state.parents[parent].display().to_string(),
+                        None => session.name.clone(),
+                    };
+                    ToolFaultRef::of(file, fault)
+                })
+                .collect(),
             codex_turns: Some(CodexTurns {
                 abandoned_turns: state.abandoned_turns.iter().map(TurnRef::from).collect(),
+                rolled_back_turns: state
+                    .rolled_back_turns
+                    .iter()
+                    .map(|turn| RolledBackTurnRef {
+                        turn_id: turn.turn_id.as_deref().map(std::borrow::Cow::Borrowed),
+                        line: turn.line,
+                        rollback_line: turn.rolled_back_at.unwrap_or(turn.line),
+                    })
+                    .collect(),
                 completed_turns: state.completed_turns,
                 aborted_turns: state.aborted_turns,
                 compactions: state.compactions,
@@ -573,6 +662,7 @@ impl<'a> Report<'a> {
             incomplete_turn: incomplete,
             codex_turns: None,
             claude: Some(keys),
+            tool_call_faults: claude_tool_faults(session, state),
             repairs,
             problems: Vec::new(),
         }
