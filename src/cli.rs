@@ -102,7 +102,8 @@ Examples:
 Status, one word per session (the first that applies):
   unusable        cannot be replayed: unreadable, empty, not a session log, not a regular file
   missing-file    Codex's state database names a rollout file that is not there
-  broken-lineage  a fork's parent rollout (or a Claude Code entry's parent) is missing, or cycles
+  broken-lineage  a Codex fork's parent rollout is missing, or the lineage cycles
+  broken-chain    a Claude Code entry's parent (or a fork's parent session) is missing, or cycles
   ordinal-fault   a paginated rollout's ordinals repeat, go back, or end missing; or a record
                   is over 16 MiB
   damaged         has parse errors (malformed or torn lines were skipped)

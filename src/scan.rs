@@ -82,6 +82,8 @@ pub struct Findings {
     pub fails_strict: bool,
     /// For a subagent's transcript: the session id its entries name.
     pub session: Option<Box<str>>,
+    /// A Claude Code stub of a session teleported from the web: the remote session it names.
+    pub teleported_from: Option<Box<str>>,
 }
 
 /// A session's state in one word: the first of these that applies (SPEC §9).
@@ -129,6 +131,15 @@ impl Health {
         }
     }
 
+    /// Its name in the words of `agent`, whose sessions break differently: a Codex fork's
+    /// parent rollout makes a lineage, a Claude Code entry's `parentUuid` a chain.
+    pub fn name_for(self, agent: Agent) -> &'static str {
+        match (self, agent) {
+            (Health::BrokenLineage, Agent::Claude) => "broken-chain",
+            _ => self.name(),
+        }
+    }
+
     /// Whether `--problems` lists it.
     pub fn is_problem(self) -> bool {
         self != Health::Ok
@@ -143,6 +154,10 @@ impl Row {
             Ok(found) => found,
         };
         let why = match self.health() {
+            Health::BrokenLineage if self.found.agent == Agent::Claude => {
+                "an entry's parent is missing (or a forked subagent's parent session), or the \
+                 parents cycle; `rollcall replay --report` says which"
+            }
             Health::BrokenLineage => {
                 "a parent is missing, or the lineage cycles; `rollcall replay --report` says which"
             }
@@ -157,7 +172,16 @@ impl Row {
             Health::Unindexed => {
                 "the state database has no row for this thread: `codex resume` by id may not find it"
             }
-            _ => return None,
+            _ => {
+                let remote = found.teleported_from.as_deref()?;
+                return Some(
+                    format!(
+                        "a stub of a session teleported from Claude Code on the web: no \
+                         conversation here; `claude --teleport {remote}` fetches it"
+                    )
+                    .into(),
+                );
+            }
         };
         Some(why.into())
     }
@@ -167,6 +191,11 @@ impl Row {
     /// not, though its status is `ordinal-fault`).
     pub fn fails_strict(&self) -> bool {
         self.missing_file.is_some() || self.outcome.as_ref().map_or(true, |f| f.fails_strict)
+    }
+
+    /// Its status as the table and the JSON name it, in its agent's words.
+    pub fn status(&self) -> &'static str {
+        self.health().name_for(self.found.agent)
     }
 
     pub fn health(&self) -> Health {
@@ -461,7 +490,9 @@ fn findings(report: &Report<'_>, session: &session::Session) -> Findings {
     let claude = report.claude.as_ref();
     let (ordinal_faults, broken) = match &session.state {
         session::State::Codex(state) => (state.faults.len(), state.broken.is_some()),
-        session::State::Claude(state) => (0, !state.breaks.is_empty()),
+        session::State::Claude(state) => {
+            (0, !state.breaks.is_empty() || state.fork_broken.is_some())
+        }
     };
     let session_of = match &session.state {
         session::State::Claude(state) if state.subagent => state.entry_session.clone(),
@@ -481,6 +512,10 @@ fn findings(report: &Report<'_>, session: &session::Session) -> Findings {
         broken_lineage: broken || claude.is_some_and(|c| !c.cycles.is_empty()),
         fails_strict: report.fails_strict(),
         session: session_of,
+        teleported_from: claude
+            .and_then(|c| c.teleported_from.as_deref())
+            .filter(|_| report.history_items == 0)
+            .map(Into::into),
         codes: {
             let mut codes: Vec<&'static str> = Vec::new();
             for p in &report.problems {
@@ -656,6 +691,7 @@ mod tests {
                 broken_lineage: false,
                 fails_strict: parse_errors > 0 || incomplete,
                 session: None,
+                teleported_from: None,
                 codes: Vec::new(),
             }),
             missing_file: None,

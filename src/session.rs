@@ -136,7 +136,8 @@ impl Session {
             }
             State::Claude(state) => {
                 for &node in &state.history {
-                    let line = reader.read(0, state.nodes[node as usize].span)?;
+                    let n = &state.nodes[node as usize];
+                    let line = reader.read(usize::from(n.src), n.span)?;
                     out.write_all(line)?;
                     out.write_all(b"\n")?;
                 }
@@ -415,6 +416,9 @@ fn replay(
             if let Some(stem) = path.and_then(|p| p.file_stem()) {
                 state.session_id = Some(stem.to_string_lossy().into());
             }
+            if let Some(path) = path.filter(|_| load.lineage) {
+                inherit(path, &mut state, &mut sources, load, homes, &mut options)?;
+            }
             State::Claude(state)
         }
     };
@@ -448,6 +452,68 @@ fn replay(
         state,
         codex_home,
     })
+}
+
+/// A forked subagent's inherited history (SPEC §11.3.14): the `fork-context-ref` of the agent
+/// the file is named for (`agent-<id>.jsonl`; the last one when the name tells no agent) points
+/// at an entry of its parent session, whose chain up to that entry comes first, read from the
+/// parent's file in the subagent's project folder (else the Claude Code home), as source 1.
+/// When the parent or the entry is missing, Claude Code 2.1.328 sends the subagent's own
+/// entries alone, and so does the view; the state says what is missing.
+fn inherit(
+    path: &Path,
+    state: &mut claude::State,
+    sources: &mut Vec<Source>,
+    load: Load,
+    homes: &Homes,
+    options: &mut pipeline::Options<'_>,
+) -> Result<(), Failure> {
+    use claude::chain::ForkBroken;
+    let agent = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("agent-")?.strip_suffix(".jsonl"));
+    let Some(fork) = state
+        .fork_refs
+        .iter()
+        .rev()
+        .find(|r| agent.is_none_or(|a| r.agent.as_deref() == Some(a)))
+        .cloned()
+    else {
+        return Ok(());
+    };
+    state.fork = Some(fork.clone());
+    let Some(parent) = claude::home::fork_parent(path, &fork.parent_session, homes.claude.as_ref())
+    else {
+        state.fork_broken = Some(ForkBroken::Session);
+        return Ok(());
+    };
+    let parent_name = parent.display().to_string();
+    let opened = open(&parent, &parent_name, None, load.snapshot)?;
+    sources.push(opened.source);
+    let mut fold = claude::chain::Fold::to_entry(&fork.parent_last);
+    let tee = Tee {
+        reader: opened.reader,
+        source: &sources[1],
+    };
+    pipeline::run(
+        tee,
+        opened.bounded,
+        &claude::entry::Classifier,
+        &mut fold,
+        &mut Findings::new(),
+        options,
+    )
+    .map_err(|e| Failure::unusable(&parent_name, read_problem(&e)))?;
+    let parent_state = fold.finish();
+    if parent_state.chosen_missing {
+        sources.pop();
+        state.fork_broken = Some(ForkBroken::Entry);
+        return Ok(());
+    }
+    state.inherit(&parent_state, 1);
+    state.fork_parent = Some(parent);
+    Ok(())
 }
 
 /// The input itself, once its first bytes were read to tell its dialect.
@@ -599,7 +665,9 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
                     "payload" => payload = true,
                     "id" => id = true,
                     "record_type" => record_type = true,
-                    "uuid" | "parentUuid" | "sessionId" | "leafUuid" | "messageId" => {
+                    // `remoteSessionId`: the one member of a `teleported-from` stub.
+                    "uuid" | "parentUuid" | "sessionId" | "leafUuid" | "messageId"
+                    | "remoteSessionId" => {
                         claude_id = true;
                     }
                     _ => {}

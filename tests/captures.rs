@@ -4,6 +4,10 @@
 //! it, compared as parsed JSON after undoing only the pure re-encodings the live checks list;
 //! a session the client refused must be one rollcall's report calls not resumable.
 //!
+//! A subagent's transcript is resumed through its session (the client resumes an agent when a
+//! message is sent to it): its capture is `capture.<client>-<version>.agent-<agent id>.json`
+//! beside the story's session, naming the agent's file under `<session>/subagents/`.
+//!
 //! Runs offline: no npm, no network, no client. `scripts/live/README.md` says how the captures
 //! are made again when a client changes.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
@@ -25,8 +29,12 @@ const CLIENTS: [(&str, &str); 2] = [
 const NOT_YET: &[(&str, &str)] = &[];
 
 struct Capture {
-    story: PathBuf,
+    /// The story's name, with the agent's id for a subagent's capture.
+    story: String,
     log: PathBuf,
+    /// Resumed through its session, by a message to the agent: `claude --resume` by its own
+    /// name still refuses it, so the report's `resumable` is not what this capture checks.
+    through_session: bool,
     refused: bool,
     /// The model the client resumed with, as its request named it.
     model: Option<String>,
@@ -38,12 +46,25 @@ fn captures(agent: &str, name: &str) -> Vec<Capture> {
         .join("fixtures")
         .join(agent);
     let mut found = Vec::new();
+    let agent_prefix = format!("{}.agent-", name.trim_end_matches(".json"));
+    let mut paths = Vec::new();
     for story in fs::read_dir(&root).unwrap() {
         let story = story.unwrap().path();
-        let path = story.join(name);
-        let Ok(text) = fs::read_to_string(&path) else {
-            continue;
-        };
+        for file in fs::read_dir(&story).into_iter().flatten() {
+            let file = file.unwrap().file_name().to_string_lossy().into_owned();
+            let agent_id = file
+                .strip_prefix(&agent_prefix)
+                .and_then(|rest| rest.strip_suffix(".json"));
+            let label = story.file_name().unwrap().to_string_lossy().into_owned();
+            match agent_id {
+                _ if file == name => paths.push((story.clone(), label, story.join(&file))),
+                Some(id) => paths.push((story.clone(), format!("{label}@{id}"), story.join(&file))),
+                None => {}
+            }
+        }
+    }
+    for (story, label, path) in paths {
+        let text = fs::read_to_string(&path).unwrap();
         let capture: Value = serde_json::from_str(&text).unwrap();
         let log = story.join(capture["session_file"].as_str().unwrap());
         let bytes = fs::read(&log).unwrap();
@@ -54,7 +75,8 @@ fn captures(agent: &str, name: &str) -> Vec<Capture> {
             path.display()
         );
         found.push(Capture {
-            story,
+            through_session: label.contains('@'),
+            story: label,
             log,
             refused: capture["outcome"] == "refused",
             model: capture["model"].as_str().map(str::to_owned),
@@ -162,16 +184,19 @@ fn check(agent: &str, name: &str) -> Vec<(String, String)> {
         codex_normal
     };
     let mut differing = Vec::new();
+    // Claude Code follows a forked subagent's `fork-context-ref` into its parent session; the
+    // Codex stories are read alone.
+    let lineage: &[&str] = if agent == "claude" {
+        &[]
+    } else {
+        &["--no-lineage"]
+    };
     for capture in captures(agent, name) {
-        let story = capture
-            .story
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let story = capture.story.clone();
         let report = Command::cargo_bin("rollcall")
             .unwrap()
-            .args(["replay", "--report", "--json", "--no-lineage"])
+            .args(["replay", "--report", "--json"])
+            .args(lineage)
             .arg(&capture.log)
             .output()
             .unwrap();
@@ -186,7 +211,7 @@ fn check(agent: &str, name: &str) -> Vec<(String, String)> {
             }
             continue;
         }
-        if report["resumable"] == false {
+        if report["resumable"] == false && !capture.through_session {
             differing.push((
                 story,
                 format!(
@@ -197,7 +222,7 @@ fn check(agent: &str, name: &str) -> Vec<(String, String)> {
             continue;
         }
         let mut view = Command::cargo_bin("rollcall").unwrap();
-        view.args(["repair-view", "--format", "json", "--no-lineage"]);
+        view.args(["repair-view", "--format", "json"]).args(lineage);
         // What Codex sends depends on the model it resumed with (its catalog entry).
         if let (true, Some(model)) = (agent == "codex", &capture.model) {
             view.args(["--model", model]);

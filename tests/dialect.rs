@@ -105,3 +105,53 @@ fn a_session_of_only_metadata_entries_is_an_empty_session() {
         "Claude Code's own entry types are known"
     );
 }
+
+/// A `teleported-from` stub (`{"type":"teleported-from","remoteSessionId":…}`, nothing else) is
+/// what Claude Code leaves in `projects/` for a session teleported from the web: a Claude Code
+/// file, which the client does not resume (the story's capture), and which the report, the id
+/// look-up and scan call what it is.
+#[test]
+fn a_teleport_stub_is_a_stub_not_a_rollout() {
+    let story = std::path::Path::new("fixtures/claude/teleported_from_stub");
+    let id = "5e55a0c2-0036-4000-8000-000000000000";
+    let r = report(&story.join(format!("{id}.jsonl")));
+    assert_eq!(r["dialect"], "claude");
+    assert_eq!(r["resumable"], false);
+    assert_eq!(r["teleported_from"], "session_01ABCdef234XYZ");
+    let next = r["problems"][0]["next"].as_str().unwrap();
+    assert!(
+        next.contains("claude --teleport session_01ABCdef234XYZ"),
+        "{next}"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("projects/-home-dev");
+    fs::create_dir_all(&project).unwrap();
+    fs::copy(
+        story.join(format!("{id}.jsonl")),
+        project.join(format!("{id}.jsonl")),
+    )
+    .unwrap();
+    let rollcall = || {
+        let mut cmd = Command::cargo_bin("rollcall").unwrap();
+        cmd.env("CLAUDE_CONFIG_DIR", home.path())
+            .env("HOME", "/nonexistent")
+            .env_remove("CODEX_HOME");
+        cmd
+    };
+    let by_id = rollcall()
+        .args(["replay", "--report", "--json", id])
+        .output()
+        .unwrap();
+    assert!(by_id.status.success(), "{by_id:?}");
+    let by_id: Value = serde_json::from_slice(&by_id.stdout).unwrap();
+    assert_eq!(by_id["teleported_from"], "session_01ABCdef234XYZ");
+    let table = rollcall()
+        .args(["scan", "--agent", "claude"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.contains("a stub of a session teleported from Claude Code on the web"),
+        "{table}"
+    );
+}

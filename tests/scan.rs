@@ -1248,6 +1248,67 @@ fn scan_of_many_long_files_does_not_deadlock() {
     assert_eq!(json_lines(&out.stdout).len(), 8);
 }
 
+/// A 2.1.92 subagent whose first reply names a parent that is not in its file: Claude Code 2.1.328
+/// resumes the agent without its task prompt (the story's agent capture), and scan says so in
+/// Claude Code's words, beside a Codex fork whose parent is missing, in Codex's.
+#[test]
+fn a_claude_chain_breaks_and_a_codex_lineage_breaks_each_in_its_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join(".claude/projects/-home-dev-src-tidepool");
+    let story = Path::new("fixtures/claude/subagent_first_reply_missing_parent_2_1_92");
+    let id = "5e55a0c2-0034-4000-8000-000000000000";
+    let agent = format!("{id}/subagents/agent-a34b2c3d4e5f6a7b8.jsonl");
+    for name in [format!("{id}.jsonl"), agent.clone()] {
+        fs::create_dir_all(project.join(&name).parent().unwrap()).unwrap();
+        fs::copy(story.join(&name), project.join(&name)).unwrap();
+    }
+    let fork = tmp
+        .path()
+        .join(".codex/sessions/2026/02/11/rollout-2026-02-11T09-14-02-019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10.jsonl");
+    fs::create_dir_all(fork.parent().unwrap()).unwrap();
+    let meta = json!({"timestamp": "2026-02-11T09:14:02Z", "type": "session_meta", "payload": {
+        "id": "019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10", "timestamp": "2026-02-11T09:14:02Z",
+        "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.169.0",
+        "history_mode": "paginated", "history_base": {"thread_id":
+            "019c1f40-2b7e-7a9d-8c31-000000000000", "end_ordinal_exclusive": 3,
+            "end_byte_offset": 100}}, "ordinal": 3});
+    fs::write(&fork, format!("{meta}\n")).unwrap();
+    let mut cmd = Command::cargo_bin("rollcall").unwrap();
+    cmd.env("HOME", tmp.path())
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .args(["scan", "--json"]);
+    let rows = json_lines(&stdout_of(&mut cmd, 0));
+    let row = |path: &Path| -> &Value {
+        rows.iter()
+            .find(|r| r["path"] == json!(path.display().to_string()))
+            .unwrap_or_else(|| panic!("no row for {} in {rows:#?}", path.display()))
+    };
+    let sub = row(&project.join(&agent));
+    assert_eq!(sub["status"], json!("broken-chain"), "{sub}");
+    assert!(
+        sub["codes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("dangling-parent"))
+    );
+    assert_eq!(
+        row(&project.join(format!("{id}.jsonl")))["status"],
+        json!("ok")
+    );
+    assert_eq!(row(&fork)["status"], json!("broken-lineage"));
+    let mut cmd = Command::cargo_bin("rollcall").unwrap();
+    cmd.env("HOME", tmp.path())
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .arg("scan");
+    let table = String::from_utf8(stdout_of(&mut cmd, 0)).unwrap();
+    assert!(
+        table.ends_with("1 ok, 1 broken-lineage, 1 broken-chain\n"),
+        "{table}"
+    );
+}
+
 /// Claude Code's sessions are scanned beside Codex's (SPEC §10): an `agent` key, `--agent`,
 /// subagent transcripts listed under their session, and session ids looked up in `projects/`.
 #[test]
@@ -1272,7 +1333,7 @@ fn claude_code_sessions_are_scanned_with_codex_ones() {
         (
             "dangling_parent",
             "5e55a0c2-0007-4000-8000-000000000000",
-            "broken-lineage",
+            "broken-chain",
         ),
     ];
     for (story, id, _) in stories {
@@ -1355,7 +1416,7 @@ fn claude_code_sessions_are_scanned_with_codex_ones() {
     let table = String::from_utf8(stdout_of(rollcall().arg("scan"), 0)).unwrap();
     assert!(table.contains("  ↳ agent-a2271d1  "), "{table}");
     assert!(
-        table.ends_with("5 sessions and 1 subagent transcript (0 archived): 3 ok, 2 incomplete, 1 broken-lineage\n"),
+        table.ends_with("5 sessions and 1 subagent transcript (0 archived): 3 ok, 2 incomplete, 1 broken-chain\n"),
         "{table}"
     );
 

@@ -12,10 +12,16 @@ Usage:
 
 PATH is a transcript (`<session id>.jsonl`, the stem is the session id) or a fixture story folder
 (its log is the one `*.jsonl` whose stem looks like a session id; `replay.jsonl` and `view.jsonl`
-are never logs). `--capture` writes `<dir>/capture.claude-code-2.1.328.json` next to each
+are never logs). A subagent's transcript (`<session id>/subagents/agent-<agent id>.jsonl` beside
+`<session id>.jsonl`) is not resumable by id; Claude Code resumes it when a message is sent to the
+agent. So for such a PATH (or, with `--agents`, for each one under a story folder) the session is
+resumed, the mock answers the prompt with one `SendMessage` call to the agent, and the request
+the resumed agent sends is the one captured: its additions are the agent entries the client
+appended in this run (the message, as an `isMeta` user entry, and the attachments). `--capture` writes `<dir>/capture.claude-code-2.1.328.json` next to each
 transcript. `--keep DIR` keeps, per transcript, every raw request body the client sent, its stdout,
 stderr and the entries it appended to the transcript. `--model M` passes `--model M` to the
-client. `--json OUT` writes the per-transcript results as JSON.
+client. `--json OUT` writes the per-transcript results as JSON. A subagent's capture is
+`<story>/capture.claude-code-2.1.328.agent-<agent id>.json`.
 
 Needs: Python 3 (stdlib only), `npm` (only to install the client once, into
 `${ROLLCALL_LIVE_CACHE:-$HOME/.cache/rollcall-live}/claude-code-2.1.328`, outside the repository),
@@ -76,6 +82,10 @@ CLIENT_VERSION = "2.1.328"
 CLIENT_LABEL = "%s %s" % (CLIENT_PACKAGE, CLIENT_VERSION)
 CAPTURE_NAME = "capture.claude-code-%s.json" % CLIENT_VERSION
 PROMPT = "ROLLCALL-LIVE-PROBE-9c41e7 (reply with one word)"
+# What the mock has the session send to a subagent (agent mode), and how the agent's request is
+# told from the others: its last user message ends with a text holding this.
+AGENT_PROMPT = "ROLLCALL-LIVE-AGENT-PROBE-51d2a8 (reply with one word)"
+AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 DEFAULT_ROLLCALL = "/tmp/rollcall-base"
 UUIDISH = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 STRIPPED = ("the prompt, the <system-reminder> blocks of the attachment entries the client appended "
@@ -144,6 +154,8 @@ def sse(events):
 class MockHandler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     log_dir = None
+    # Agent mode: the agent id the reply to the prompt sends a message to.
+    agent = None
     counter = [0]
     lock = threading.Lock()
 
@@ -182,6 +194,26 @@ class MockHandler(http.server.BaseHTTPRequestHandler):
             model = req.get("model") or "claude-mock"
             mid = "msg_rollcall_mock_%03d" % n
             usage = {"input_tokens": 1, "output_tokens": 1}
+            msgs = req.get("messages") or []
+            last = content_list(msgs[-1].get("content")) if msgs else []
+            if self.agent and req.get("stream") and last and block_text(last[-1]) == PROMPT:
+                call = {"type": "tool_use", "id": "toolu_rollcall_mock_%03d" % n,
+                        "name": "SendMessage", "input": {}}
+                args = json.dumps({"to": self.agent, "message": AGENT_PROMPT})
+                out = sse([
+                    ("message_start", {"type": "message_start", "message": {
+                        "id": mid, "type": "message", "role": "assistant", "model": model,
+                        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}),
+                    ("content_block_start", {"type": "content_block_start", "index": 0,
+                                             "content_block": call}),
+                    ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                             "delta": {"type": "input_json_delta", "partial_json": args}}),
+                    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                    ("message_delta", {"type": "message_delta", "delta": {
+                        "stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 1}}),
+                    ("message_stop", {"type": "message_stop"}),
+                ])
+                return self._send(200, "text/event-stream", out)
             if req.get("stream"):
                 out = sse([
                     ("message_start", {"type": "message_start", "message": {
@@ -212,6 +244,7 @@ def inner_main(argv):
     spec = json.loads(argv[0])
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     MockHandler.log_dir = spec["log_dir"]
+    MockHandler.agent = spec.get("agent")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), MockHandler)
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -249,8 +282,24 @@ def project_folder(d):
     return re.sub(r"[^A-Za-z0-9]", "-", d)
 
 
+def agent_of(transcript):
+    """(session id, agent id, the session's transcript) when TRANSCRIPT is a subagent's transcript
+    beside its session (`<id>/subagents/agent-<agent>.jsonl` next to `<id>.jsonl`), else None."""
+    m = AGENT_FILE.match(os.path.basename(transcript))
+    subagents = os.path.dirname(os.path.abspath(transcript))
+    folder = os.path.dirname(subagents)
+    if not m or os.path.basename(subagents) != "subagents":
+        return None
+    main = folder + ".jsonl"
+    if not os.path.isfile(main):
+        return None
+    return os.path.basename(folder), m.group(1), main
+
+
 def run_client(client, transcript, session_id, model, timeout):
-    """Resume TRANSCRIPT once. Returns (requests, client_result, appended_entries, command)."""
+    """Resume TRANSCRIPT once (a subagent's, through its session and a message to the agent).
+    Returns (requests, client_result, appended_entries, command)."""
+    agent = agent_of(transcript)
     work = tempfile.mkdtemp(prefix="rollcall-claude-")
     home = os.path.join(work, "home")
     config_dir = os.path.join(work, "config")
@@ -260,14 +309,21 @@ def run_client(client, transcript, session_id, model, timeout):
         os.makedirs(d)
     proj = os.path.join(config_dir, "projects", project_folder(cwd))
     os.makedirs(proj)
-    dest = os.path.join(proj, session_id + ".jsonl")
-    shutil.copyfile(transcript, dest)
+    if agent:
+        session_id, agent_id, main = agent
+        shutil.copyfile(main, os.path.join(proj, session_id + ".jsonl"))
+        shutil.copytree(main[:-len(".jsonl")], os.path.join(proj, session_id))
+        dest = os.path.join(proj, session_id, "subagents", os.path.basename(transcript))
+    else:
+        agent_id = None
+        dest = os.path.join(proj, session_id + ".jsonl")
+        shutil.copyfile(transcript, dest)
     orig_len = os.path.getsize(dest)
     argv = client + ["-p", "--resume", session_id, PROMPT, "--output-format", "json"]
     if model:
         argv += ["--model", model]
     spec = {"log_dir": log_dir, "home": home, "config_dir": config_dir, "cwd": cwd,
-            "argv": argv, "timeout": timeout}
+            "argv": argv, "timeout": timeout, "agent": agent_id}
     inner = [sys.executable, os.path.abspath(__file__), "--inner", json.dumps(spec)]
     ns = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
     subprocess.run(ns + inner, check=True, timeout=timeout + 30)
@@ -290,6 +346,9 @@ def run_client(client, transcript, session_id, model, timeout):
                 pass
     result["transcript_intact"] = intact
     command = " ".join(["claude"] + [shlex.quote(a) for a in argv[len(client):]])
+    if agent_id:
+        command += " (the mock answers with SendMessage to agent %s: %s)" % (
+            agent_id, shlex.quote(AGENT_PROMPT))
     shutil.rmtree(work, ignore_errors=True)
     return requests, result, appended, command
 
@@ -313,7 +372,15 @@ def last_user_index(msgs):
     return None
 
 
-def main_request(requests):
+def is_prompt(text, agent):
+    """Whether TEXT is this resume's prompt: PROMPT itself, or (agent mode) the message the
+    client gives the resumed agent, which holds AGENT_PROMPT."""
+    if text is None:
+        return False
+    return AGENT_PROMPT in text if agent else text == PROMPT
+
+
+def main_request(requests, agent=False):
     for r in requests:
         if r["method"] != "POST" or not r["path"].split("?")[0].endswith("/v1/messages"):
             continue
@@ -325,7 +392,7 @@ def main_request(requests):
         i = last_user_index(msgs)
         if i is not None:
             last = content_list(msgs[i].get("content"))
-            if last and block_text(last[-1]) == PROMPT:
+            if last and is_prompt(block_text(last[-1]), agent):
                 return body
     return None
 
@@ -354,7 +421,7 @@ def joined_reminders(text, rendered):
     return rest == ""
 
 
-def strip_additions(messages, appended):
+def strip_additions(messages, appended, agent=False):
     """Remove exactly this run's additions (see the module docstring). Returns (history, notes)."""
     rendered = []
     for e in appended:
@@ -390,7 +457,7 @@ def strip_additions(messages, appended):
     idx = last_user_index(out)
     last = dict(out[idx])
     blocks = content_list(last.get("content"))
-    assert block_text(blocks[-1]) == PROMPT
+    assert is_prompt(block_text(blocks[-1]), agent)
     kept = []
     n = 0
     for b in blocks[:-1]:
@@ -502,9 +569,10 @@ def check_one(path, args, client):
     if not transcript:
         return {"path": path, "status": "error", "detail": "no session log"}
     session_id = os.path.basename(transcript)[:-len(".jsonl")]
+    agent = agent_of(transcript) is not None
     requests, result, appended, command = run_client(client, transcript, session_id,
                                                      args.model, args.timeout)
-    body = main_request(requests)
+    body = main_request(requests, agent)
     rec = {"path": transcript, "session_id": session_id, "command": command,
            "requests": len(requests), "client_rc": result.get("rc"),
            "transcript_intact": result.get("transcript_intact")}
@@ -524,7 +592,7 @@ def check_one(path, args, client):
     if body is None:
         rec.update(status="refused-by-client", error=client_error(result), model=None, history=None)
     else:
-        history, notes = strip_additions(body["messages"], appended)
+        history, notes = strip_additions(body["messages"], appended, agent)
         rec.update(status="resumed", error=None, model=body.get("model"), history=history,
                    notes=notes)
     if args.capture:
@@ -557,10 +625,17 @@ def keep_name(transcript):
 def write_capture(transcript, rec):
     with open(transcript, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
+    agent = agent_of(transcript)
+    story = os.path.dirname(os.path.abspath(transcript))
+    name, session_file = CAPTURE_NAME, os.path.basename(transcript)
+    if agent:
+        story = os.path.dirname(os.path.abspath(agent[2]))
+        name = CAPTURE_NAME[:-len(".json")] + ".agent-%s.json" % agent[1]
+        session_file = os.path.relpath(os.path.abspath(transcript), story)
     cap = {
         "client": CLIENT_LABEL,
         "captured_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "session_file": os.path.basename(transcript),
+        "session_file": session_file,
         "session_sha256": sha,
         "command": rec["command"],
         "model": rec["model"],
@@ -569,7 +644,7 @@ def write_capture(transcript, rec):
         "stripped": ("Stripped " + STRIPPED + ".") if rec["status"] == "resumed" else "Nothing: the client sent no request.",
         "history": rec["history"] if rec["history"] is not None else [],
     }
-    out = os.path.join(os.path.dirname(os.path.abspath(transcript)), CAPTURE_NAME)
+    out = os.path.join(story, name)
     with open(out, "w") as f:
         json.dump(cap, f, indent=2, ensure_ascii=False)
         f.write("\n")
@@ -587,7 +662,18 @@ def main():
     ap.add_argument("--timeout", type=float, default=90)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json")
+    ap.add_argument("--agents", action="store_true",
+                    help="also resume each subagent transcript of a story folder, through its session")
     args = ap.parse_args()
+    if args.agents:
+        paths = []
+        for p in args.paths:
+            paths.append(p)
+            log = session_log_of(p) if os.path.isdir(p) else None
+            sub = os.path.join(log[:-len(".jsonl")], "subagents") if log else None
+            if sub and os.path.isdir(sub):
+                paths += [os.path.join(sub, f) for f in sorted(os.listdir(sub)) if AGENT_FILE.match(f)]
+        args.paths = paths
     client = ensure_client()
     counts = {}
     results = []

@@ -28,6 +28,9 @@ pub(crate) struct Node {
     pub time: i64,
     pub kind: Kind,
     pub flags: u8,
+    /// The source its span points into: 0 for the file itself, 1 for the parent session a
+    /// forked subagent inherits from.
+    pub src: u8,
 }
 
 impl Node {
@@ -51,6 +54,34 @@ pub(crate) enum Break {
     Dangling { node: u32 },
     /// This node's parent is already on the walk.
     Cycle { node: u32 },
+}
+
+/// A `fork-context-ref` entry: the forked subagent `agent` inherits its parent session's chain
+/// up to the entry `parent_last` (Claude Code 2.1.328 hydrates it from the parent's file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ForkRef {
+    pub agent: Option<Box<str>>,
+    pub parent_session: Box<str>,
+    pub parent_last: Box<str>,
+}
+
+/// Why a forked subagent's inherited history is missing: Claude Code then sends the subagent's
+/// own entries alone ("returning empty prefix").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ForkBroken {
+    /// No file of the parent session was found.
+    Session,
+    /// The parent session's file has no entry with the uuid.
+    Entry,
+}
+
+impl ForkBroken {
+    pub fn name(self) -> &'static str {
+        match self {
+            ForkBroken::Session => "session",
+            ForkBroken::Entry => "entry",
+        }
+    }
 }
 
 /// Everything replay learns from a Claude Code session.
@@ -93,6 +124,25 @@ pub(crate) struct State {
     /// `tool_use` blocks the API may refuse when they are sent again, with their lines (of every
     /// entry: the report keeps those on the chain).
     pub tool_faults: Vec<crate::toolcall::ToolFault>,
+    /// The `remoteSessionId` of the first `teleported-from` entry: the session on Claude Code
+    /// on the web this one was teleported from.
+    pub teleported_from: Option<Box<str>>,
+    /// The `fork-context-ref` entries, in file order.
+    pub fork_refs: Vec<ForkRef>,
+    /// The `fork-context-ref` the history follows: the last of the agent the file is named for.
+    pub fork: Option<ForkRef>,
+    /// Nodes at the start of `history` inherited from the parent session (source 1).
+    pub inherited: u64,
+    /// The parent session's file a forked subagent's history starts in.
+    pub fork_parent: Option<std::path::PathBuf>,
+    pub fork_broken: Option<ForkBroken>,
+    /// The first entry names a parent that is not in the file (a session continued from
+    /// another): the chain starts there, whatever resume takes (off the chain or on it).
+    pub dangling_first: bool,
+    /// Considered entries no leaf's walk reaches (parents in a cycle with no leaf below), and
+    /// the first few of them.
+    pub unreachable: u64,
+    pub unreachable_nodes: Vec<u32>,
 }
 
 impl State {
@@ -105,6 +155,13 @@ impl State {
                  every entry is a sidechain entry, a subagent's transcript"
                     .into(),
             );
+        }
+        if let (None, Some(remote)) = (self.leaf, &self.teleported_from) {
+            return Some(format!(
+                "Claude Code does not resume it (\"No conversation found with session ID\"): it \
+                 is the stub Claude Code leaves for a session teleported from Claude Code on the \
+                 web (remote session {remote}), with no conversation in it"
+            ));
         }
         if let Some(leaf) = self.leaf
             && self.nodes[leaf.node as usize].time == i64::MIN
@@ -119,6 +176,45 @@ impl State {
     }
 }
 
+impl State {
+    /// Puts the chain a forked subagent inherits — `parent`'s history without its sidechain
+    /// entries, as Claude Code 2.1.328 hydrates a `fork-context-ref` — before this history; the
+    /// inherited nodes read from source `src`.
+    pub fn inherit(&mut self, parent: &State, src: u8) {
+        let mut prefix = Vec::new();
+        for &n in &parent.history {
+            let node = parent.nodes[n as usize];
+            if node.has(Entry::SIDECHAIN) {
+                continue;
+            }
+            let again = |to: &mut Strings, i: u32| {
+                if i == NONE {
+                    NONE
+                } else {
+                    to.intern(parent.uuids.get(i))
+                }
+            };
+            let copy = Node {
+                uuid: again(&mut self.uuids, node.uuid),
+                parent: again(&mut self.uuids, node.parent),
+                message_id: if node.message_id == NONE {
+                    NONE
+                } else {
+                    self.message_ids
+                        .intern(parent.message_ids.get(node.message_id))
+                },
+                src,
+                ..node
+            };
+            prefix.push(self.nodes.len() as u32);
+            self.nodes.push(copy);
+        }
+        self.inherited = prefix.len() as u64;
+        prefix.extend_from_slice(&self.history);
+        self.history = prefix;
+    }
+}
+
 /// Duplicate uuids named in the report; the rest are counted.
 const NAMED: usize = 20;
 
@@ -130,6 +226,8 @@ pub(crate) struct Fold {
     node_of: Vec<u32>,
     /// The uuid (index) the user asked to resume from instead (`--leaf`).
     chosen: Option<u32>,
+    /// Resume from `chosen` itself, not the leaf below it (a fork's `parentLastUuid`).
+    exact: bool,
 }
 
 impl Fold {
@@ -138,6 +236,14 @@ impl Fold {
     pub fn from_leaf(uuid: &str) -> Fold {
         let mut fold = Fold::default();
         fold.chosen = Some(fold.state.uuids.intern(uuid.as_bytes()));
+        fold
+    }
+
+    /// A replay of a forked subagent's parent session whose chain ends at the entry `uuid`
+    /// itself, as Claude Code hydrates the fork's inherited history.
+    pub fn to_entry(uuid: &str) -> Fold {
+        let mut fold = Fold::from_leaf(uuid);
+        fold.exact = true;
         fold
     }
 }
@@ -184,6 +290,24 @@ impl pipeline::Fold for Fold {
         if let Some(leaf) = entry.leaf_uuid.and_then(|s| decoded(chunk, s)) {
             state.last_prompt_leaf = Some(state.uuids.intern(&leaf));
         }
+        if state.teleported_from.is_none()
+            && let Some(remote) = entry.remote_session.and_then(|s| decoded(chunk, s))
+        {
+            state.teleported_from = Some(String::from_utf8_lossy(&remote).into());
+        }
+        if let Some([agent, session, last]) = entry.fork_ref {
+            let text = |s: Option<Span>| {
+                s.and_then(|s| decoded(chunk, s))
+                    .map(|t| Box::<str>::from(String::from_utf8_lossy(&t)))
+            };
+            if let (Some(parent_session), Some(parent_last)) = (text(session), text(last)) {
+                state.fork_refs.push(ForkRef {
+                    agent: text(agent),
+                    parent_session,
+                    parent_last,
+                });
+            }
+        }
         let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
             return;
         };
@@ -210,6 +334,7 @@ impl pipeline::Fold for Fold {
             time: entry.time.unwrap_or(i64::MIN),
             kind: entry.kind,
             flags: entry.flags,
+            src: 0,
         };
         // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
         // keeps its entries in a map by uuid: the last write wins, the first place stays).
@@ -246,6 +371,7 @@ impl Fold {
             mut state,
             node_of,
             chosen,
+            exact,
         } = self;
         let nodes = std::mem::take(&mut state.nodes);
         let sidechain = nodes.iter().filter(|n| n.has(Entry::SIDECHAIN)).count();
@@ -301,8 +427,17 @@ impl Fold {
         if let Some(u) = chosen {
             state.chosen_missing = node(u).is_none();
         }
+        state.dangling_first = nodes.first().is_some_and(|n| {
+            !n.has(Entry::BOUNDARY)
+                && n.parent != NONE
+                && node_of.get(n.parent as usize).is_none_or(|&p| p == NONE)
+        });
         let named = chosen.or(state.last_prompt_leaf).and_then(node);
-        let Some(leaf) = pick_leaf(&nodes, &considered, &leaves, named, &step) else {
+        let picked = match named {
+            Some(n) if exact => Some(n),
+            _ => pick_leaf(&nodes, &considered, &leaves, named, &step),
+        };
+        let Some(leaf) = picked else {
             state.nodes = nodes;
             return state;
         };
@@ -339,6 +474,13 @@ impl Fold {
         let mut chain = walk(leaf, &mut breaks, &mut seen);
         chain.reverse();
         let lengths = walk_lengths(&considered, &next);
+        let reached = reached(&leaves, &next, nodes.len());
+        for i in (0..nodes.len()).filter(|&i| considered[i] && !reached[i]) {
+            state.unreachable += 1;
+            if state.unreachable_nodes.len() < NAMED {
+                state.unreachable_nodes.push(i as u32);
+            }
+        }
         let other_leaves = leaves
             .iter()
             .filter(|&&l| l != leaf)
@@ -356,10 +498,28 @@ impl Fold {
             chain: chain.len() as u64,
         });
         state.other_leaves = other_leaves;
+        // The first entry's missing parent loses nothing of this file: the walk ends there as at
+        // a root. It is `dangling_first`, not a break of the chain.
+        breaks.retain(|b| *b != Break::Dangling { node: 0 });
         state.breaks = breaks;
         state.history = history;
         state
     }
+}
+
+/// The nodes some leaf's walk visits: each walked once, however many leaves share it.
+fn reached(leaves: &[u32], parent_of: &dyn Fn(usize) -> Option<u32>, len: usize) -> Vec<bool> {
+    let mut reached = vec![false; len];
+    for &leaf in leaves {
+        let mut at = Some(leaf);
+        while let Some(n) = at {
+            if std::mem::replace(&mut reached[n as usize], true) {
+                break;
+            }
+            at = parent_of(n as usize);
+        }
+    }
+    reached
 }
 
 /// How far apart an entry with a dangling parent and the entry written before it may be for
@@ -624,6 +784,45 @@ mod tests {
         assert_eq!(history(&far), ["c"]);
         let (state, _) = replayed(&far);
         assert_eq!(state.breaks.len(), 1);
+    }
+
+    #[test]
+    fn the_first_entrys_missing_parent_is_no_break_of_the_chain() {
+        let lines = [
+            at("a", Some("in-another-file"), "2026-03-02T10:00:00Z"),
+            at("b", Some("a"), "2026-03-02T10:00:01Z"),
+        ];
+        assert_eq!(history(&lines), ["a", "b"]);
+        let (state, _) = replayed(&lines);
+        assert!(state.dangling_first);
+        assert_eq!(state.breaks, []);
+        // Off the chain too: a first entry on another branch.
+        let lines = [
+            at("a", Some("in-another-file"), "2026-03-02T10:00:00Z"),
+            at("b", None, "2026-03-02T10:01:00Z"),
+        ];
+        assert_eq!(history(&lines), ["b"]);
+        assert!(replayed(&lines).0.dangling_first);
+        let (state, _) = replayed(&lines[1..]);
+        assert!(!state.dangling_first);
+    }
+
+    #[test]
+    fn entries_no_leaf_reaches_are_counted() {
+        let lines = [
+            at("x", Some("y"), "2026-03-02T10:00:00Z"),
+            at("y", Some("x"), "2026-03-02T10:00:01Z"),
+            at("a", None, "2026-03-02T10:01:00Z"),
+            at("b", Some("a"), "2026-03-02T10:01:01Z"),
+        ];
+        assert_eq!(history(&lines), ["a", "b"]);
+        let (state, _) = replayed(&lines);
+        assert_eq!(state.unreachable, 2);
+        assert_eq!(state.unreachable_nodes, [0, 1]);
+        // A leaf below the loop reaches it.
+        let mut more = lines.to_vec();
+        more.insert(2, at("z", Some("y"), "2026-03-02T10:00:02Z"));
+        assert_eq!(replayed(&more).0.unreachable, 0);
     }
 
     #[test]

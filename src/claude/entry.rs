@@ -85,6 +85,13 @@ pub(crate) struct Entry {
     pub time: Option<i64>,
     /// The raw `leafUuid` string of a `last-prompt` entry: the leaf the client last used.
     pub leaf_uuid: Option<Span>,
+    /// A `fork-context-ref` entry's raw `agentId`, `parentSessionId` and `parentLastUuid`
+    /// strings: a forked subagent's history starts with its parent session's chain up to that
+    /// entry (SPEC §11.3.14).
+    pub fork_ref: Option<[Option<Span>; 3]>,
+    /// The raw `remoteSessionId` string of a `teleported-from` entry: the session on Claude
+    /// Code on the web this one was teleported from.
+    pub remote_session: Option<Span>,
     pub flags: u8,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
     pub tool_faults: Vec<ToolFault>,
@@ -134,6 +141,10 @@ struct Members {
     meta: Option<Range<usize>>,
     api_error: Option<Range<usize>>,
     leaf_uuid: Option<Range<usize>>,
+    agent_id: Option<Range<usize>>,
+    parent_session: Option<Range<usize>>,
+    parent_last: Option<Range<usize>>,
+    remote_session: Option<Range<usize>>,
 }
 
 fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
@@ -162,6 +173,10 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
             "isMeta" => &mut m.meta,
             "isApiErrorMessage" => &mut m.api_error,
             "leafUuid" => &mut m.leaf_uuid,
+            "agentId" => &mut m.agent_id,
+            "parentSessionId" => &mut m.parent_session,
+            "parentLastUuid" => &mut m.parent_last,
+            "remoteSessionId" => &mut m.remote_session,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
@@ -194,6 +209,16 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
         time: json::string_at(text, &m.timestamp).and_then(|t| parse_time(&t)),
         leaf_uuid: (&*type_name == "last-prompt")
             .then(|| string_span(&m.leaf_uuid))
+            .flatten(),
+        fork_ref: (&*type_name == "fork-context-ref").then(|| {
+            [
+                string_span(&m.agent_id),
+                string_span(&m.parent_session),
+                string_span(&m.parent_last),
+            ]
+        }),
+        remote_session: (&*type_name == "teleported-from")
+            .then(|| string_span(&m.remote_session))
             .flatten(),
         flags: 0,
         tool_faults: Vec::new(),

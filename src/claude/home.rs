@@ -49,6 +49,24 @@ impl ClaudeHome {
     }
 }
 
+/// The file of session `id`, the parent a forked subagent's transcript at `agent` inherits
+/// from: `<project>/<id>.jsonl` of the subagent's own project folder (`<project>/<session>/
+/// subagents/agent-*.jsonl`), where Claude Code 2.1.328 looks, else `projects/*/<id>.jsonl` of
+/// `home`. `None` when `id` is no session id or no such file is there.
+pub(crate) fn fork_parent(agent: &Path, id: &str, home: Option<&ClaudeHome>) -> Option<PathBuf> {
+    let id = Uuid::try_parse(id).ok()?;
+    let name = format!("{}.jsonl", id.hyphenated());
+    let project = agent
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "subagents"))
+        .and_then(Path::parent)
+        .and_then(Path::parent);
+    project
+        .map(|p| p.join(&name))
+        .filter(|p| p.is_file())
+        .or_else(|| home?.lookup(id).into_iter().find(|p| p.is_file()))
+}
+
 /// For a subagent's transcript (`agent-*.jsonl`), the session it belongs to when its place
 /// tells: `<session id>/subagents/agent-*.jsonl`, perhaps a folder deeper for workflows.
 pub(crate) fn subagent_of(path: &Path) -> Option<Option<String>> {

@@ -236,7 +236,8 @@ struct Read {
 }
 
 fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Read> {
-    let bytes = reader.read(0, state.nodes[node as usize].span)?;
+    let n = &state.nodes[node as usize];
+    let bytes = reader.read(usize::from(n.src), n.span)?;
     let text = String::from_utf8(bytes.to_vec()).map_err(|_| crate::source::changed())?;
     if !(text.starts_with('{') && text.ends_with('}')) {
         return Err(crate::source::changed());
@@ -255,8 +256,12 @@ fn content_of(text: &str) -> Option<std::ops::Range<usize>> {
 
 /// Texts that open a local command, its output, its caveat or a shell escape: a user message of
 /// only these is no prompt left open.
-const LOCAL: [&str; 8] = [
+const LOCAL: [&str; 9] = [
     "<command-name>",
+    // What 2.1.x writes first for a slash command (`<command-message>review is running…
+    // </command-message>\n<command-name>/review</command-name>`); a custom command's expansion
+    // follows as an `isMeta` entry of its own, which is a prompt.
+    "<command-message>",
     "<local-command-stdout>",
     "<local-command-stderr>",
     "<local-command-caveat>",
@@ -737,7 +742,7 @@ impl<'s> View<'s> {
         }
     }
 
-    /// A result answers a tool use of the message just before, or goes; a user message left
+    /// A result answers a tool use of the message just before (once), or goes; a user message left
     /// with nothing is sent as `(no content)`, or `[Orphaned …]` when it is the first.
     fn remove_orphans(&mut self, messages: &mut [Message]) {
         // A set: one message can hold hundreds of thousands of parallel tool uses.
@@ -753,9 +758,11 @@ impl<'s> View<'s> {
                 continue;
             }
             let mut removed = Vec::new();
+            // A second result for one tool use goes too: Claude Code 2.1.328 sends the first
+            // (a fork's own placeholder result after the one it inherits, fork_context_ref).
             m.blocks.retain(|b| {
                 let keep = b.kind != BlockKind::ToolResult
-                    || (b.id != NONE && previous_uses.contains(&b.id));
+                    || (b.id != NONE && previous_uses.remove(&b.id));
                 if !keep {
                     removed.push(b.id);
                 }
@@ -1317,6 +1324,31 @@ mod tests {
     }
 
     #[test]
+    fn a_second_result_for_one_call_goes() {
+        // A fork's placeholder result after the inherited one (fork_context_ref's capture).
+        let lines = [
+            user("1", None, json!("Start.")),
+            assistant("2", Some("1"), "m1", use_("t", "Agent", json!({}))),
+            user("3", Some("2"), json!([result("t", json!("first"))])),
+            user(
+                "4",
+                Some("3"),
+                json!([result("t", json!("again")), text("Go on.")]),
+            ),
+            assistant("5", Some("4"), "m2", text("Done.")),
+        ];
+        assert_eq!(
+            view(&lines, None),
+            [
+                u(vec![text("Start.")]),
+                a(vec![use_("t", "Agent", json!({}))]),
+                u(vec![result("t", json!("first")), text("Go on.")]),
+                a(vec![text("Done.")]),
+            ]
+        );
+    }
+
+    #[test]
     fn a_late_result_is_missing_in_place_and_an_orphan_later() {
         let lines = [
             user("1", None, json!("Start.")),
@@ -1496,6 +1528,26 @@ mod tests {
             .expect("text");
         let text = String::from_utf8(text).expect("UTF-8");
         assert!(text.contains(r#""n":12345678901234567000"#), "{text}");
+    }
+
+    #[test]
+    fn a_command_message_is_no_prompt_left_open() {
+        let opened = |last: &str| {
+            let lines = [
+                user("1", None, json!("Q")),
+                assistant("2", Some("1"), "m", text("A")),
+                user("3", Some("2"), json!(last)),
+            ];
+            let (state, sources) = super::super::testing::replayed(&lines);
+            let mut reader = SpanReader::new(&sources);
+            View::new(&state, &mut reader, None)
+                .expect("a view")
+                .incomplete
+        };
+        let command = "<command-message>review is running…</command-message>\n\
+                       <command-name>/review</command-name>";
+        assert_eq!(opened(command), None);
+        assert_eq!(opened("Review this."), Some(2));
     }
 
     #[test]

@@ -246,10 +246,20 @@ pub(crate) fn footer(view: &View<'_>) -> String {
             .filter(|m| m.inserted && m.role == Role::Assistant)
             .count() as u64;
     let removed = view.orphans.len() as u64 + view.dropped.len() as u64;
+    // A result inserted into a message, or an orphan taken out of one, is counted as a block
+    // above; the message is changed only by what rewrites it.
     let changed = view
         .messages
         .iter()
-        .filter(|m| !m.inserted && !m.notes.is_empty())
+        .filter(|m| {
+            !m.inserted
+                && m.notes.iter().any(|n| {
+                    !matches!(
+                        n,
+                        Note::Missing(_) | Note::Interrupted(_) | Note::Orphans(_)
+                    )
+                })
+        })
         .count() as u64;
     if inserted + removed + changed == 0 {
         return format!(
@@ -319,5 +329,53 @@ impl PromptView for View<'_> {
 
     fn describe(&self, entry: &ViewEntry<'_>) -> (String, Option<&'static str>, Vec<String>) {
         transcript(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{assistant, replayed, user};
+    use super::super::view::View;
+    use crate::source::SpanReader;
+    use serde_json::json;
+
+    fn footer_of(lines: &[String]) -> String {
+        let (state, sources) = replayed(lines);
+        let mut reader = SpanReader::new(&sources);
+        super::footer(&View::new(&state, &mut reader, None).expect("a view"))
+    }
+
+    #[test]
+    fn a_synthetic_result_in_a_message_is_one_inserted_block_not_a_change() {
+        // late_tool_result: the missing result goes into the next user message; the late one
+        // is an orphan, and its message is left as "(no content)" (that one is changed).
+        let lines = [
+            user("1", None, json!("Start.")),
+            assistant(
+                "2",
+                Some("1"),
+                "m1",
+                json!({"type": "tool_use", "id": "t",
+                "name": "Bash", "input": {}}),
+            ),
+            user("3", Some("2"), json!("Use 3001.")),
+            assistant(
+                "4",
+                Some("3"),
+                "m2",
+                json!({"type": "text", "text": "Understood."}),
+            ),
+            user(
+                "5",
+                Some("4"),
+                json!([{"type": "tool_result", "tool_use_id": "t",
+                "content": "late"}]),
+            ),
+            assistant("6", Some("5"), "m3", json!({"type": "text", "text": "Up."})),
+        ];
+        assert_eq!(
+            footer_of(&lines),
+            "1 block inserted, 1 block removed, 1 message changed (for claude-opus-4-6)"
+        );
     }
 }

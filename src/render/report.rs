@@ -431,6 +431,40 @@ fn chain(r: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
             .collect();
         rows.push(Row::new(label, value).under(listed));
     }
+    if let Some(fork) = &c.fork {
+        let value = match fork.missing {
+            None => format!(
+                "a forked subagent: {} {} inherited from session {}",
+                fork.inherited_entries,
+                plural(fork.inherited_entries, "entry", "entries"),
+                escape(&fork.parent_session)
+            ),
+            Some(_) => paint.red(&format!(
+                "a forked subagent whose parent session {} (entry {}) is missing: its own \
+                 entries alone",
+                escape(&fork.parent_session),
+                escape(&fork.parent_last_uuid)
+            )),
+        };
+        let files = c
+            .files_read
+            .iter()
+            .map(|f| escape(f).into_owned())
+            .collect();
+        rows.push(Row::new("lineage", value).under(files));
+    }
+    if c.unreachable_entries > 0 {
+        let listed = c
+            .unreachable
+            .iter()
+            .map(|u| escape(u).into_owned())
+            .collect();
+        let value = paint.yellow(&format!(
+            "{} (no leaf leads to them)",
+            c.unreachable_entries
+        ));
+        rows.push(Row::new("unreachable", value).under(listed));
+    }
     let duplicates = if c.duplicate_uuids == 0 {
         none.to_string()
     } else {

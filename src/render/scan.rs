@@ -10,6 +10,7 @@ use super::Paint;
 use super::report::TerminalSafe;
 use crate::escape::escape;
 use crate::scan::{Health, Row};
+use crate::session::Agent;
 use crate::text::plural;
 
 /// One line of `scan --json`; its fields are the schema in docs/scan.md.
@@ -61,7 +62,7 @@ pub fn jsonl<'a>(rows: impl Iterator<Item = &'a Row>, out: &mut impl Write) -> i
                 .or(row.missing_file.as_deref()),
             cwd: found.and_then(|f| f.cwd.as_deref()),
             started: found.and_then(|f| f.started.as_deref()),
-            status: row.health().name(),
+            status: row.status(),
             error: row.outcome.as_ref().err().map(String::as_str),
             parse_errors: found.map_or(0, |f| f.parse_errors),
             incomplete: found.is_some_and(|f| f.incomplete),
@@ -157,7 +158,7 @@ pub fn table<'a>(
             writeln!(
                 out,
                 "{}: {}: {}",
-                row.health().name(),
+                row.status(),
                 escape(&row.found.path.display().to_string()),
                 escape(&reason)
             )?;
@@ -165,16 +166,26 @@ pub fn table<'a>(
     }
 
     let archived = all.iter().filter(|row| row.found.archived).count();
+    // Each status in each agent's words: "1 broken-lineage" (Codex), "1 broken-chain" (Claude).
     let counts: Vec<String> = Health::ALL
         .iter()
-        .map(|&health| {
-            (
-                health,
-                all.iter().filter(|row| row.health() == health).count(),
-            )
+        .flat_map(|&health| {
+            let names = [Agent::Codex, Agent::Claude].map(|a| health.name_for(a));
+            let distinct = if names[0] == names[1] { 1 } else { 2 };
+            names
+                .into_iter()
+                .take(distinct)
+                .map(move |name| (health, name))
         })
-        .filter(|&(health, n)| n > 0 || matches!(health, Health::Ok))
-        .map(|(health, n)| format!("{n} {}", health.name()))
+        .map(|(health, name)| {
+            let n = all
+                .iter()
+                .filter(|row| row.health() == health && row.status() == name)
+                .count();
+            (health, name, n)
+        })
+        .filter(|&(health, _, n)| n > 0 || matches!(health, Health::Ok))
+        .map(|(_, name, n)| format!("{n} {name}"))
         .collect();
     let sessions = all.iter().filter(|r| r.found.subagent_of.is_none()).count();
     let subagents = all.len() - sessions;
@@ -198,7 +209,7 @@ fn cells(row: &Row) -> [String; COLUMNS] {
     let found = &row.found;
     let date = found.stamp.map_or_else(|| "-".into(), |s| s.to_string());
     let size = human_size(found.size);
-    let status = row.health().name().to_string();
+    let status = row.status().to_string();
     let agent = found.agent.name().to_string();
     let indent = |id: String| {
         if found.subagent_of.is_some() {

@@ -54,6 +54,10 @@ pub(crate) const CODES: &[&str] = &[
     "superseded-files",
     "unknown-events",
     "dangling-parent",
+    "dangling-first-parent",
+    "unreachable-entries",
+    "missing-fork-parent",
+    "missing-fork-entry",
     "parent-cycle",
     "other-branches",
     "duplicate-uuids",
@@ -95,6 +99,16 @@ pub(crate) fn problems(report: &Report<'_>) -> Vec<Problem> {
                 "nothing can resume this file as it is: read it with `rollcall repair-view \
                  --format text {}` and start a new session with what you need",
                 shell_word(report.file)
+            )
+        } else if let Some(remote) = report
+            .claude
+            .as_ref()
+            .and_then(|c| c.teleported_from.as_deref())
+            .filter(|_| report.history_items == 0)
+        {
+            format!(
+                "nothing here to repair: `claude --teleport {remote}` fetches the conversation \
+                 from Claude Code on the web (it needs the network and your account)"
             )
         } else {
             format!("`{repair}` writes a copy the agent resumes; run the command it prints")
@@ -380,6 +394,74 @@ pub(crate) fn problems(report: &Report<'_>) -> Vec<Problem> {
                 format!(
                     "Claude Code goes on from the entry written before it; `{repair}` writes \
                      the chain as one"
+                ),
+            );
+        }
+        if let Some(b) = &c.dangling_first_parent {
+            add(
+                "dangling-first-parent",
+                Severity::Info,
+                Some(b.line),
+                format!(
+                    "the first entry {} names a parent {} that is not in the file: the chain \
+                     starts there",
+                    b.uuid, b.parent
+                ),
+                "nothing of this file is lost: Claude Code starts the chain there too; the \
+                 entries before it, if any, are in another file (a session this one continued)"
+                    .into(),
+            );
+        }
+        if c.unreachable_entries > 0 {
+            add(
+                "unreachable-entries",
+                Severity::Warning,
+                None,
+                format!(
+                    "{} {} that no branch leads to (their parents loop, with no leaf below): no \
+                     resume sends {}",
+                    c.unreachable_entries,
+                    plural(c.unreachable_entries, "entry", "entries"),
+                    plural(c.unreachable_entries, "it", "them")
+                ),
+                format!(
+                    "the resumed chain does not change; if they mattered, read them with \
+                     `rollcall replay --report --json {}` (it lists the first of them) and paste \
+                     what you need into the next prompt",
+                    shell_word(report.file)
+                ),
+            );
+        }
+        if let Some(fork) = &c.fork
+            && let Some(missing) = fork.missing
+        {
+            let (code, what) = if missing == "session" {
+                (
+                    "missing-fork-parent",
+                    format!("its parent session {} is not found", fork.parent_session),
+                )
+            } else {
+                (
+                    "missing-fork-entry",
+                    format!(
+                        "its parent session {} has no entry {}",
+                        fork.parent_session, fork.parent_last_uuid
+                    ),
+                )
+            };
+            add(
+                code,
+                Severity::Error,
+                None,
+                format!(
+                    "a forked subagent whose inherited history is missing: {what}, so Claude \
+                     Code sends the fork's own entries alone"
+                ),
+                format!(
+                    "restore {}.jsonl (from a backup) into the project folder beside this \
+                     subagent's session before you message the agent again; without it the fork \
+                     goes on without the conversation it was forked from",
+                    fork.parent_session
                 ),
             );
         }

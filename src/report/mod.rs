@@ -96,6 +96,29 @@ pub(crate) struct ClaudeKeys {
     pub sidechain_entries: u64,
     /// Every entry is a sidechain entry: a subagent's transcript.
     pub subagent: bool,
+    /// The first entry, when it names a parent that is not in the file (off the chain or on
+    /// it): the chain starts there.
+    pub dangling_first_parent: Option<BreakRef>,
+    /// Entries no leaf leads to (their parents loop with no leaf below), and the first of them.
+    pub unreachable_entries: u64,
+    pub unreachable: Vec<String>,
+    /// A forked subagent's inherited history: the `fork-context-ref`'s parent session and entry,
+    /// how many of the history's entries come from there, and what is missing when it is.
+    pub fork: Option<ForkKeys>,
+    /// Every file read: a forked subagent's parent session first, the file itself last.
+    pub files_read: Vec<String>,
+    /// The remote session a `teleported-from` entry names (a stub's only content).
+    pub teleported_from: Option<String>,
+}
+
+/// A forked subagent's `fork-context-ref`, as followed.
+#[derive(Debug, Serialize)]
+pub(crate) struct ForkKeys {
+    pub parent_session: String,
+    pub parent_last_uuid: String,
+    pub inherited_entries: u64,
+    /// `"session"` (no file of the parent session) or `"entry"` (no such entry in it), else null.
+    pub missing: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -475,6 +498,7 @@ fn time_text(nanos: i64) -> Option<String> {
 
 /// The keys and repairs of a Claude Code session.
 fn claude_keys(
+    file: &str,
     state: &crate::claude::State,
     view: &crate::claude::view::View<'_>,
 ) -> (ClaudeKeys, Repairs, Option<u32>, u64) {
@@ -517,6 +541,25 @@ fn claude_keys(
             .collect(),
         sidechain_entries: state.sidechain_entries,
         subagent: state.subagent,
+        dangling_first_parent: state
+            .dangling_first
+            .then(|| state.nodes.first())
+            .flatten()
+            .map(|n| BreakRef {
+                uuid: json::lossy_key(state.uuids.get(n.uuid)),
+                parent: json::lossy_key(state.uuids.get(n.parent)),
+                line: n.line,
+            }),
+        unreachable_entries: state.unreachable,
+        unreachable: state.unreachable_nodes.iter().map(|&n| uuid(n)).collect(),
+        fork: fork_keys(state),
+        files_read: state
+            .fork_parent
+            .iter()
+            .map(|p| p.display().to_string())
+            .chain(std::iter::once(file.to_owned()))
+            .collect(),
+        teleported_from: state.teleported_from.as_deref().map(Into::into),
     };
     // A block with no string id is listed as null, as a Codex call id that is no string is
     // listed as the JSON value it was.
@@ -551,6 +594,17 @@ fn claude_tool_faults(session: &Session, state: &crate::claude::State) -> Vec<To
         .filter(|f| sent.contains(&f.line))
         .map(|f| ToolFaultRef::of(session.name.clone(), f))
         .collect()
+}
+
+/// The `fork-context-ref` the history follows, as followed.
+fn fork_keys(state: &crate::claude::State) -> Option<ForkKeys> {
+    let fork = state.fork.as_ref()?;
+    Some(ForkKeys {
+        parent_session: fork.parent_session.to_string(),
+        parent_last_uuid: fork.parent_last.to_string(),
+        inherited_entries: state.inherited,
+        missing: state.fork_broken.map(|b| b.name()),
+    })
 }
 
 impl<'a> Report<'a> {
@@ -640,7 +694,7 @@ impl<'a> Report<'a> {
         view: &crate::claude::view::View<'_>,
     ) -> Report<'a> {
         let f = &session.findings;
-        let (keys, repairs, incomplete, history) = claude_keys(state, view);
+        let (keys, repairs, incomplete, history) = claude_keys(&session.name, state, view);
         let incomplete = incomplete.map(|node| TurnRef {
             turn_id: Some(std::borrow::Cow::Owned(json::lossy_key(
                 state.uuids.get(state.nodes[node as usize].uuid),
@@ -682,10 +736,11 @@ impl<'a> Report<'a> {
             .codex_records
             .as_ref()
             .is_some_and(|c| c.no_session_meta || c.findings.iter().any(FindingRef::strict));
-        let broken = self
-            .claude
-            .as_ref()
-            .is_some_and(|c| !c.dangling_parents.is_empty() || !c.cycles.is_empty());
+        let broken = self.claude.as_ref().is_some_and(|c| {
+            !c.dangling_parents.is_empty()
+                || !c.cycles.is_empty()
+                || c.fork.as_ref().is_some_and(|f| f.missing.is_some())
+        });
         self.loading.parse_errors > 0
             || self.incomplete_turn.is_some()
             || no_meta
