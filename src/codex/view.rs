@@ -156,7 +156,9 @@ impl<'s> View<'s> {
         let m = self.settings.modalities;
         let media = (!m.image && (item.has(Flags::MEDIA) || item.has(Flags::IMAGE_RESULT)))
             || ((!m.audio || self.settings.model.lite) && item.has(Flags::MEDIA));
-        media || self.reencodes(item) || prep::may_change(item, self.settings.prep)
+        let lite_summary =
+            self.settings.model.lite && matches!(item.form(), Form::Summary | Form::Owned);
+        media || lite_summary || self.reencodes(item) || prep::may_change(item, self.settings.prep)
     }
 
     /// Whether Codex sends this item otherwise than the log spells it (SPEC §11.2 #4).
@@ -216,6 +218,22 @@ impl<'s> View<'s> {
         if lite && !self.state.custom_provider && item.kind == ItemKind::Message {
             let mut replaced = changes.prepared.replaced.clone();
             replaced.extend(&changes.replaced);
+            // A legacy compaction's summary is Codex's own text (`compaction.summary`), and so is
+            // the marker in a user message the rebuild cut.
+            match item.form() {
+                Form::Summary => replaced.push(0),
+                Form::Owned => {
+                    let text = std::str::from_utf8(out).unwrap_or_default();
+                    let f = fields_of(text);
+                    for (index, part) in parts::parts(text, &f.content).iter().enumerate() {
+                        let body = part.text(text).unwrap_or_default();
+                        if body.starts_with('…') && body.ends_with(" truncated…") {
+                            replaced.push(index as u32);
+                        }
+                    }
+                }
+                _ => {}
+            }
             if !replaced.is_empty() {
                 let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
                 provenance(&text, &replaced, out);
