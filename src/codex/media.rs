@@ -129,10 +129,17 @@ pub(crate) fn image(url: &str, detail: Detail, read: Read) -> Image {
     let Some(len) = base64_len(payload) else {
         return placeholder(IMAGE_PROCESS);
     };
-    // The format and size are in the image's first bytes: only as many are decoded as it takes.
-    let header = from_prefix(payload, len, |bytes| {
-        Some((image_format(bytes)?, imagesize::blob_size(bytes).ok()?))
-    });
+    // The format is in the image's first bytes: bytes that show none (random or foreign data)
+    // are not decoded further, and not handed to the decoder either, which knows these four
+    // formats only.
+    let mut first = Vec::new();
+    decode_prefix(payload, len.min(16), &mut first);
+    let Some(mime) = image_format(&first) else {
+        return placeholder(IMAGE_PROCESS);
+    };
+    // The size is in the header: only as many bytes are decoded as it takes.
+    let header = from_prefix(payload, len, |bytes| imagesize::blob_size(bytes).ok())
+        .map(|size| (mime, size));
     let limits = detail.limits();
     let resize = header.as_ref().is_some_and(|(_, size)| {
         let side = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
