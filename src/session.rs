@@ -569,15 +569,20 @@ fn open(path: &Path, name: &str, limit: Option<u64>, snapshot: bool) -> Result<O
         e => Failure::unusable(name, e),
     };
     if path.extension().is_some_and(|e| e == "zst") {
-        let Opened { reader, .. } = Source::open(path, None, false).map_err(fail)?;
-        let compressed = std::fs::metadata(path).map_or(0, |m| m.len());
-        let decoder = source::Unzstd::bounded(reader, compressed)
+        // Opened as a regular file first, for its checks (a directory, a FIFO, a socket).
+        Source::open(path, None, false).map_err(fail)?;
+        let file = std::fs::File::open(path).map_err(|e| fail(source::OpenError::Io(e)))?;
+        let compressed = file.metadata().map_or(0, |m| m.len());
+        let pass = file
+            .try_clone()
+            .map_err(|e| fail(source::OpenError::Io(e)))?;
+        let decoder = source::Unzstd::bounded(pass, compressed)
             .map_err(|e| Failure::unusable(name, read_problem(&e)))?;
         let plain: Box<dyn Read + Send> = match limit {
             Some(limit) => Box::new(decoder.take(limit)),
             None => Box::new(decoder),
         };
-        return Ok(Source::stream(plain));
+        return Ok(Source::zstd(file, plain));
     }
     Source::open(path, limit, snapshot).map_err(fail)
 }

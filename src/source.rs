@@ -1,9 +1,10 @@
 //! Where a rollout's bytes come from, and how they are read a second time. Replay keeps items as
 //! byte ranges ([`Span`]s) of their source and prints them by reading those ranges again, so that
 //! memory holds headers, not text. A regular file larger than [`HELD_BYTES`] is re-read in place
-//! (`pread`), as is every file scan reads; a smaller one, and any stream (a pipe, a FIFO,
-//! decompressed `.zst`), is copied while it is read: into memory up to [`HELD_BYTES`], into an
-//! unlinked temporary file beyond that.
+//! (`pread`), as is every file scan reads; a compressed `.zst` file is decompressed again from its
+//! start, forward, as far as a read needs; a smaller file, and any stream (a pipe, a FIFO), is
+//! copied while it is read: into memory up to [`HELD_BYTES`], into an unlinked temporary file
+//! beyond that.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -68,6 +69,90 @@ enum Store {
     File { file: File, len: u64 },
     /// A copy made while reading.
     Copy(Mutex<Copy>),
+    /// A zstd-compressed regular file, decompressed again where it is read: nothing is copied.
+    Zstd(Mutex<Rezstd>),
+}
+
+/// A compressed file's plain bytes, read again: decoders from the file's start, each moved
+/// forward to the reads it serves. A read takes the decoder furthest along that has not passed
+/// it; when every one has, a new one starts from the start (the one least far along gives its
+/// place up). Several let threads that each read forward through their own part share the file.
+struct Rezstd {
+    file: File,
+    /// Plain bytes the pass read: reads stay within them.
+    len: u64,
+    /// The decoders and how many plain bytes each has given.
+    at: Vec<(Unzstd<io::BufReader<FileAt>>, u64)>,
+    /// How many times a decoder was started (a measure of backward reads).
+    starts: u64,
+}
+
+/// Decoders kept at once: one per thread that reads back, and some to spare.
+const DECODERS: usize = 4;
+
+impl std::fmt::Debug for Rezstd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rezstd")
+            .field("len", &self.len)
+            .field("starts", &self.starts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A file read from an offset of its own (`pread`), whatever other handles do.
+struct FileAt {
+    file: File,
+    at: u64,
+}
+
+impl Read for FileAt {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = read_at(&self.file, self.at, buf)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+impl Rezstd {
+    fn read_exact_at(&mut self, at: u64, buf: &mut [u8]) -> io::Result<()> {
+        if at + buf.len() as u64 > self.len {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let best = (0..self.at.len())
+            .filter(|&i| self.at[i].1 <= at)
+            .max_by_key(|&i| self.at[i].1);
+        let i = match best {
+            Some(i) => i,
+            None => {
+                let file = FileAt {
+                    file: self.file.try_clone()?,
+                    at: 0,
+                };
+                let fresh = (Unzstd::new(file)?, 0);
+                self.starts += 1;
+                if self.at.len() < DECODERS {
+                    self.at.push(fresh);
+                    self.at.len() - 1
+                } else {
+                    let least = (0..self.at.len())
+                        .min_by_key(|&i| self.at[i].1)
+                        .unwrap_or(0);
+                    self.at[least] = fresh;
+                    least
+                }
+            }
+        };
+        let (decoder, pos) = &mut self.at[i];
+        let skip = at - *pos;
+        let skipped = io::copy(&mut decoder.by_ref().take(skip), &mut io::sink())?;
+        *pos += skipped;
+        if skipped < skip {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        decoder.read_exact(buf)?;
+        *pos += buf.len() as u64;
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -116,9 +201,26 @@ impl Source {
         Source::copying(Box::new(io::stdin()), false)
     }
 
-    /// A stream made from something finite (a `.zst` file), copied as it is read.
+    /// A stream made from something finite (bytes in memory), copied as it is read.
     pub fn stream(reader: Box<dyn Read + Send>) -> Opened {
         Source::copying(reader, true)
+    }
+
+    /// A zstd-compressed regular file read by `reader` (its decoder for the pass, bounded as the
+    /// caller sees fit): its bytes are counted, not copied, and decompressed again where read.
+    pub fn zstd(file: File, reader: Box<dyn Read + Send>) -> Opened {
+        Opened {
+            source: Source {
+                store: Store::Zstd(Mutex::new(Rezstd {
+                    file,
+                    len: 0,
+                    at: Vec::new(),
+                    starts: 0,
+                })),
+            },
+            reader,
+            bounded: true,
+        }
     }
 
     fn copying(reader: Box<dyn Read + Send>, bounded: bool) -> Opened {
@@ -168,13 +270,19 @@ impl Source {
         match &self.store {
             Store::File { len, .. } => *len,
             Store::Copy(copy) => lock(copy).len,
+            Store::Zstd(z) => lock(z).len,
         }
     }
 
     /// Appends bytes the pass read (a copying source only).
     pub fn append(&self, bytes: &[u8]) -> io::Result<()> {
-        let Store::Copy(copy) = &self.store else {
-            return Ok(());
+        let copy = match &self.store {
+            Store::Copy(copy) => copy,
+            Store::Zstd(z) => {
+                lock(z).len += bytes.len() as u64;
+                return Ok(());
+            }
+            Store::File { .. } => return Ok(()),
         };
         let mut copy = lock(copy);
         let room = (HELD_BYTES as usize).saturating_sub(copy.head.len());
@@ -212,6 +320,7 @@ impl Source {
                 }
                 read_exact_at(file, at, buf)
             }
+            Store::Zstd(z) => lock(z).read_exact_at(at, buf),
             Store::Copy(copy) => {
                 let copy = lock(copy);
                 if at + buf.len() as u64 > copy.len {
@@ -238,7 +347,7 @@ impl Source {
     }
 }
 
-fn lock(copy: &Mutex<Copy>) -> MutexGuard<'_, Copy> {
+fn lock<T>(copy: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere cannot leave a copy half-updated in a way reads would trip over.
     copy.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -264,6 +373,16 @@ fn read_exact_at(file: &File, mut at: u64, mut buf: &mut [u8]) -> io::Result<()>
         }
     }
     Ok(())
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, at: u64, buf: &mut [u8]) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, at: u64, buf: &mut [u8]) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
 /// A reader that copies what it reads into its source, for the one pass over a stream.
@@ -459,6 +578,24 @@ pub(crate) fn io_reason(e: &io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads back and forth through a compressed file: each gets the bytes at its offset.
+    #[test]
+    fn a_compressed_file_is_read_again_at_any_offset() {
+        let plain: Vec<u8> = (0..300_000u32).flat_map(|n| n.to_le_bytes()).collect();
+        let mut file = tempfile::tempfile().unwrap();
+        zstd::stream::copy_encode(&plain[..], &mut file, 1).unwrap();
+        let pass = Unzstd::new(file.try_clone().unwrap()).unwrap();
+        let Opened { source, .. } = Source::zstd(file, Box::new(pass));
+        source.append(&plain).unwrap();
+        let mut buf = [0u8; 4];
+        for at in [1_000_000u64, 4, 1_199_996, 600_000, 8, 599_996, 1_000_004] {
+            source.read_exact_at(at, &mut buf).unwrap();
+            assert_eq!(buf[..], plain[at as usize..at as usize + 4], "at {at}");
+        }
+        let past = source.read_exact_at(1_199_998, &mut buf).unwrap_err();
+        assert_eq!(past.kind(), io::ErrorKind::UnexpectedEof);
+    }
 
     #[test]
     fn spans_read_backwards_cost_the_bytes_once() {
