@@ -461,12 +461,14 @@ def strip_resume_additions(inputs, appended, base_instructions):
         # Matched without passthrough metadata: the rollout keeps `content_item_metadata` there,
         # which the wire does not carry.
         norm_app = [without_passthrough(x) for x in appended]
-        # With a Responses Lite model Codex also writes the additional_tools item and the
-        # base-instructions message it put in front to the rollout: already stripped above.
-        while norm_app and isinstance(appended[0], dict) and (
-                appended[0].get("type") == "additional_tools"
-                or is_base_instructions(appended[0], base_instructions)):
-            appended, norm_app = appended[1:], norm_app[1:]
+        # With a Responses Lite model Codex writes the additional_tools item and the
+        # base-instructions message to the rollout as the new turn's first items; with an empty
+        # history they are also the input's first, and were stripped above.
+        for _ in front:
+            if norm_app and isinstance(appended[0], dict) and (
+                    appended[0].get("type") == "additional_tools"
+                    or is_base_instructions(appended[0], base_instructions)):
+                appended, norm_app = appended[1:], norm_app[1:]
         k_best = 0
         for k in range(min(len(inputs), len(norm_app)), 0, -1):
             if [without_passthrough(x) for x in inputs[-k:]] == norm_app[:k]:
