@@ -21,6 +21,9 @@ pub(crate) struct Changes {
     pub details: u64,
     /// The indexes of the parts the modalities replaced.
     pub replaced: Vec<u32>,
+    /// The provenance of its parts was added to its passthrough metadata (a Responses Lite
+    /// model).
+    pub provenance: bool,
 }
 
 impl Changes {
@@ -30,6 +33,7 @@ impl Changes {
             || self.image_result
             || self.reencoded
             || self.details > 0
+            || self.provenance
     }
 }
 

@@ -236,7 +236,7 @@ impl<'s> View<'s> {
             }
             if !replaced.is_empty() {
                 let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
-                provenance(&text, &replaced, out);
+                changes.provenance = provenance(&text, &replaced, out);
             }
         }
         Ok(changes)
@@ -319,8 +319,8 @@ pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
 /// A message whose parts `replaced` are placeholders, with the provenance of each part in its
 /// passthrough metadata, as Codex sends it to a Responses Lite model (live check, Codex 0.169.0
 /// with gpt-5.6-sol and gpt-6.1-sol): `harness` for a placeholder, `unknown` for the others.
-/// Content item metadata the log already has is sent as it is.
-fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) {
+/// Content item metadata the log already has is sent as it is. Returns whether it added any.
+fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) -> bool {
     let f = fields_of(text);
     let passthrough = json::member(text, 0, "internal_chat_message_metadata_passthrough")
         .filter(|range| text[range.clone()].starts_with('{'));
@@ -330,7 +330,7 @@ fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) {
     let count = parts::parts(text, &f.content).len() as u32;
     if logged.is_some() || count == 0 {
         out.extend_from_slice(text.as_bytes());
-        return;
+        return false;
     }
     let mut metadata = String::from(r#""content_item_metadata":["#);
     for index in 0..count {
@@ -361,6 +361,7 @@ fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) {
         ),
     };
     json::splice(text, vec![(at..at, insert)], out);
+    true
 }
 
 const IMAGE_PLACEHOLDER: &str = r#"{"type":"input_text","text":"image content omitted because you do not support image input"}"#;

@@ -163,6 +163,12 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
             changes.details
         ));
     }
+    if changes.provenance {
+        said.push(
+            "the provenance of its parts added to its passthrough metadata (a Responses Lite model)"
+                .to_string(),
+        );
+    }
     if changes.image_result {
         said.push(r#"generated image result cleared to """#.to_string());
     }
@@ -198,7 +204,8 @@ impl Tally {
         self.truncated += u64::from(changes.prepared.truncated());
         self.prepared += u64::from(changes.prepared.media());
         self.replaced += u64::from(changes.images + changes.audio > 0 || changes.image_result);
-        self.reencoded += u64::from(changes.reencoded);
+        // Sent otherwise than the log spells it: Codex's typed item, or the model's wire form.
+        self.reencoded += u64::from(changes.reencoded || changes.details > 0 || changes.provenance);
     }
 
     /// The diff's closing line.
