@@ -105,6 +105,7 @@ impl Session {
                     prep: codex::prep::Prep {
                         truncation: settings.truncation.unwrap_or(Some(model.truncation)),
                         enabled: !settings.no_resume_prep,
+                        original_detail: model.original_detail,
                     },
                     model,
                 };

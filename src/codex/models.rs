@@ -106,6 +106,8 @@ pub struct Model {
     pub modalities: Modalities,
     /// Requests go through Responses Lite: images are sent without `detail`.
     pub lite: bool,
+    /// `supports_image_detail_original`: every catalog model; not the fallback.
+    pub original_detail: bool,
 }
 
 impl Default for Model {
@@ -138,6 +140,7 @@ impl Model {
                 truncation: entry.truncation,
                 modalities: entry.modalities,
                 lite: entry.lite,
+                original_detail: true,
                 slug,
                 source,
             },
@@ -147,6 +150,7 @@ impl Model {
                 truncation: Policy::Bytes(10_000),
                 modalities: TEXT_IMAGE,
                 lite: false,
+                original_detail: false,
                 slug,
                 source,
             },

@@ -17,6 +17,9 @@ pub struct Prep {
     pub truncation: Option<Policy>,
     /// R1 and R2 run at all (`--no-resume-prep` turns them off).
     pub enabled: bool,
+    /// The model can take `detail: "original"`; else Codex sends such an image as `"high"`
+    /// (sized for original detail all the same).
+    pub original_detail: bool,
 }
 
 impl Default for Prep {
@@ -25,6 +28,7 @@ impl Default for Prep {
         Prep {
             truncation: Some(Policy::Tokens(10_000)),
             enabled: true,
+            original_detail: true,
         }
     }
 }
@@ -40,6 +44,8 @@ pub(crate) enum Change {
     Rewritten { audio: bool },
     /// R2 re-encoded an image as Codex does: resized to fit its limits, or a GIF as PNG.
     Reencoded { resized: bool },
+    /// R2 sent an image's `detail: "original"` as `"high"` (the model cannot take it).
+    Lowered,
 }
 
 /// What preparation found in an item: its changes, and the images it keeps that Codex would
@@ -64,7 +70,7 @@ impl Prepared {
         let media = self
             .changes
             .iter()
-            .filter(|c| !matches!(c, Change::Truncated { .. }));
+            .filter(|c| !matches!(c, Change::Truncated { .. } | Change::Lowered));
         media.count() as u32
     }
 }
@@ -172,7 +178,14 @@ pub(crate) fn prepare(
     }
     if item.has(Flags::CODEX) && item.has(Flags::MEDIA) {
         let current = String::from_utf8(std::mem::take(out)).unwrap_or_default();
-        prepare_media(item, &current, read, &mut prepared, out);
+        prepare_media(
+            item,
+            &current,
+            read,
+            prep.original_detail,
+            &mut prepared,
+            out,
+        );
     }
     prepared
 }
@@ -324,7 +337,14 @@ fn audio_url(text: &str, part: &Range<usize>) -> String {
 }
 
 /// R2 over the media parts of a message's content or an output's array.
-fn prepare_media(item: &Item, text: &str, read: Read, prepared: &mut Prepared, out: &mut Vec<u8>) {
+fn prepare_media(
+    item: &Item,
+    text: &str,
+    read: Read,
+    original_detail: bool,
+    prepared: &mut Prepared,
+    out: &mut Vec<u8>,
+) {
     let f = fields(text);
     let value = match item.kind {
         ItemKind::Message => &f.content,
@@ -336,8 +356,18 @@ fn prepare_media(item: &Item, text: &str, read: Read, prepared: &mut Prepared, o
         let (outcome, member, resized) = match part.kind {
             PartKind::Image => {
                 let url = part_member(text, &part.range, "image_url").unwrap_or_default();
-                let detail = part_member(text, &part.range, "detail");
-                let image = media::image(&url, Detail::of(detail.as_deref()), read);
+                let detail = Detail::of(part_member(text, &part.range, "detail").as_deref());
+                // A model that cannot take original detail is sent the image as `"high"`, sized
+                // for original detail still (live check, Codex 0.169.0 with a slug not in its
+                // catalog).
+                let lowered = detail == Detail::Original && !original_detail;
+                let image = media::image(&url, detail, read);
+                if lowered && !matches!(image.outcome, Outcome::Placeholder(_)) {
+                    prepared.changes.push(Change::Lowered);
+                    if let Some(at) = json::member(text, part.range.start, "detail") {
+                        edits.push((at, br#""high""#.to_vec()));
+                    }
+                }
                 if image.resize {
                     prepared.resize += 1;
                 }
@@ -373,6 +403,7 @@ fn prepare_media(item: &Item, text: &str, read: Read, prepared: &mut Prepared, o
             }
         }
     }
+    edits.sort_by_key(|(range, _)| range.start);
     json::splice(text, edits, out);
 }
 

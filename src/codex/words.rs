@@ -98,7 +98,8 @@ fn thousands(n: u64) -> String {
 pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) -> Change {
     let mut said = Vec::new();
     let mut replaced: Vec<(&'static str, u64)> = Vec::new();
-    let (mut images, mut audio, mut resized, mut gifs) = (0u64, 0u64, 0u64, 0u64);
+    let (mut images, mut audio, mut resized, mut gifs, mut lowered) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
     for change in &changes.prepared.changes {
         match change {
             PrepChange::Truncated { before, after } => said.push(format!(
@@ -116,6 +117,7 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
             PrepChange::Rewritten { audio: false } => images += 1,
             PrepChange::Reencoded { resized: true } => resized += 1,
             PrepChange::Reencoded { resized: false } => gifs += 1,
+            PrepChange::Lowered => lowered += 1,
         }
     }
     for (placeholder, n) in replaced {
@@ -136,6 +138,12 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
     if resized > 0 {
         let these = plural(resized, "image", "images");
         said.push(format!("{resized} {these} resized to fit Codex's limits"));
+    }
+    if lowered > 0 {
+        let these = plural(lowered, "image", "images");
+        said.push(format!(
+            "{lowered} {these} sent at detail \"high\" (the model cannot take \"original\")"
+        ));
     }
     if gifs > 0 {
         let these = plural(gifs, "GIF", "GIFs");
