@@ -129,31 +129,31 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
         let parts = plural(n, "part", "parts");
         said.push(format!("{n} {kind} {parts} replaced: {placeholder}"));
     }
-    if images > 0 {
-        let urls = plural(images, "URL", "URLs");
-        said.push(format!(
-            "{images} image {urls} rewritten with the image's real MIME type"
-        ));
-    }
-    if resized > 0 {
-        let these = plural(resized, "image", "images");
-        said.push(format!("{resized} {these} resized to fit Codex's limits"));
-    }
-    if lowered > 0 {
-        let these = plural(lowered, "image", "images");
-        said.push(format!(
-            "{lowered} {these} sent at detail \"high\" (the model cannot take \"original\")"
-        ));
-    }
-    if gifs > 0 {
-        let these = plural(gifs, "GIF", "GIFs");
-        said.push(format!("{gifs} {these} re-encoded as PNG"));
-    }
-    if audio > 0 {
-        let urls = plural(audio, "URL", "URLs");
-        said.push(format!(
-            "{audio} audio {urls} rewritten with Codex's MIME type"
-        ));
+    for (n, one, many, what) in [
+        (
+            images,
+            "image URL",
+            "image URLs",
+            "rewritten with the image's real MIME type",
+        ),
+        (resized, "image", "images", "resized to fit Codex's limits"),
+        (
+            lowered,
+            "image",
+            "images",
+            "sent at detail \"high\" (the model cannot take \"original\")",
+        ),
+        (gifs, "GIF", "GIFs", "re-encoded as PNG"),
+        (
+            audio,
+            "audio URL",
+            "audio URLs",
+            "rewritten with Codex's MIME type",
+        ),
+    ] {
+        if n > 0 {
+            said.push(format!("{n} {} {what}", plural(n, one, many)));
+        }
     }
     for (n, kind) in [
         (changes.images, "input_image"),
