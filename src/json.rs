@@ -222,40 +222,53 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// A string at the current position (a `"`), quotes included in the range.
+    /// A string at the current position (a `"`), quotes included in the range. The bytes are
+    /// taken 64 at a time as a mask of the ones a string scan must look at (see [`specials`]);
+    /// an escape is checked and cleared from the mask, so a run of escapes costs no new search.
     fn string(&mut self) -> Result<Range<usize>> {
         let b = self.bytes();
         let start = self.pos;
-        let mut at = start + 1;
+        let mut block = start + 1;
         loop {
-            let Some(hit) = special(&b[at..]) else {
-                self.pos = b.len();
-                return self.fail("EOF while parsing a string");
-            };
-            at += hit;
-            match b[at] {
-                b'"' => {
-                    self.pos = at + 1;
-                    return Ok(start..self.pos);
+            let mut mask = specials(b, block);
+            while mask != 0 {
+                let at = block + mask.trailing_zeros() as usize;
+                match b.get(at) {
+                    Some(b'"') => {
+                        self.pos = at + 1;
+                        return Ok(start..self.pos);
+                    }
+                    Some(b'\\') => {}
+                    Some(_) => {
+                        self.pos = at;
+                        return self.fail("control character in a string");
+                    }
+                    None => {
+                        self.pos = b.len();
+                        return self.fail("EOF while parsing a string");
+                    }
                 }
-                b'\\' => {}
-                _ => {
+                let escape = b.get(at + 1).copied().unwrap_or_default();
+                let next = if SIMPLE_ESCAPE[usize::from(escape)] {
+                    at + 2
+                } else if escape == b'u'
+                    && b.get(at + 2..at + 6)
+                        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+                {
+                    at + 6
+                } else {
                     self.pos = at;
-                    return self.fail("control character in a string");
+                    return self.fail("invalid escape in a string");
+                };
+                if next >= block + 64 {
+                    block = next;
+                    mask = specials(b, block);
+                } else {
+                    // The escaped byte (a `"` or `\\`) is no special of its own.
+                    mask &= u64::MAX << (next - block);
                 }
             }
-            let escape = b.get(at + 1).copied().unwrap_or_default();
-            if SIMPLE_ESCAPE[usize::from(escape)] {
-                at += 2;
-            } else if escape == b'u'
-                && b.get(at + 2..at + 6)
-                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
-            {
-                at += 6;
-            } else {
-                self.pos = at;
-                return self.fail("invalid escape in a string");
-            }
+            block += 64;
         }
     }
 
@@ -333,58 +346,64 @@ const SIMPLE_ESCAPE: [bool; 256] = {
     table
 };
 
-/// The first byte in `bytes` that a string scan must stop at: `"`, `\\`, or a control character
-/// (which JSON strings may not hold raw). Runs between escapes are often short (text with `\\n`
-/// every line), so the first 64 bytes are searched eight at a time in a word; longer runs (base64
-/// data, long lines) go to memchr's vector search, then a vectorised check for controls.
-fn special(bytes: &[u8]) -> Option<usize> {
-    // Blocks of 32 are tested without an early exit inside them, which compiles to vector
-    // compares; the block with a hit is searched a word at a time.
-    let mut blocks = bytes.chunks_exact(32);
-    let mut at = 0;
-    for block in &mut blocks {
-        let hits = block
-            .iter()
-            .fold(0u8, |hits, &b| hits | u8::from(is_special(b)));
-        if hits != 0 {
-            return Some(at + in_words(block));
+/// The bytes a string scan must look at in `bytes[at..at + 64]`, as a mask (bit `i` for byte
+/// `at + i`): `"`, `\\`, and control characters (which JSON strings may not hold raw). Bytes past
+/// the end count as specials, so that a scan stops there.
+fn specials(bytes: &[u8], at: usize) -> u64 {
+    let padded: [u8; 64];
+    let block = match bytes.get(at..).and_then(|rest| rest.first_chunk::<64>()) {
+        Some(block) => block,
+        None => {
+            // Zero bytes are controls: everything past the end is a special.
+            let rest = bytes.get(at..).unwrap_or_default();
+            let mut block = [0; 64];
+            block[..rest.len()].copy_from_slice(rest);
+            padded = block;
+            &padded
         }
-        at += 32;
-    }
-    let rest = blocks.remainder();
-    let hit = in_words(rest);
-    (hit < rest.len()).then_some(at + hit)
+    };
+    let (parts, _) = block.as_chunks::<16>();
+    parts.iter().enumerate().fold(0, |mask, (i, part)| {
+        mask | u64::from(specials16(part)) << (16 * i)
+    })
 }
 
+#[cfg(any(not(target_arch = "x86_64"), test))]
 fn is_special(b: u8) -> bool {
     (b == b'"') | (b == b'\\') | (b < 0x20)
 }
 
-/// The first special byte of a block (`block.len()` if none), eight bytes at a time.
-fn in_words(block: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Marks the bytes of `word` below `n` (n <= 0x80); the lowest mark is exact.
-    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
-    let mut words = block.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut words {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        let marks = below(word ^ (ONES * u64::from(b'"')), 1)
-            | below(word ^ (ONES * u64::from(b'\\')), 1)
-            | below(word, 0x20);
-        if marks != 0 {
-            return at + (marks.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
+/// [`specials`] of 16 bytes: SSE2, which every x86-64 processor has.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn specials16(part: &[u8; 16]) -> u16 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86-64 baseline, so its intrinsics are always available; the
+    // one load reads the 16 bytes of `part`, and allows them unaligned.
+    unsafe {
+        let v = _mm_loadu_si128(part.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // b < 0x20 exactly when min(b, 0x1f) == b (unsigned).
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u16
     }
-    let rest = words.remainder();
-    at + rest
-        .iter()
-        .position(|&b| is_special(b))
-        .unwrap_or(rest.len())
+}
+
+/// [`specials`] of 16 bytes, portably.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+fn specials16_scalar(part: &[u8; 16]) -> u16 {
+    part.iter()
+        .enumerate()
+        .fold(0, |mask, (i, &b)| mask | u16::from(is_special(b)) << i)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn specials16(part: &[u8; 16]) -> u16 {
+    specials16_scalar(part)
 }
 
 /// Whether the text is one valid JSON value, surrounding whitespace allowed.
@@ -516,52 +535,57 @@ pub fn decode_key(raw: &str) -> Option<Cow<'_, [u8]>> {
     if !has_escape(inner) {
         return Some(Cow::Borrowed(inner.as_bytes()));
     }
-    let mut out = Vec::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    let mut utf8 = [0; 4];
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-            continue;
-        }
-        let decoded = match chars.next() {
-            Some('n') => '\n',
-            Some('t') => '\t',
-            Some('r') => '\r',
-            Some('b') => '\u{8}',
-            Some('f') => '\u{c}',
-            Some('u') => {
-                let unit = hex4(&mut chars);
-                if (0xD800..0xDC00).contains(&unit) {
-                    // A high surrogate: a low one must follow as another escape.
-                    let mut look = chars.clone();
-                    if look.next() == Some('\\') && look.next() == Some('u') {
-                        let low = hex4(&mut look);
-                        if (0xDC00..0xE000).contains(&low) {
-                            let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            chars = look;
-                            char::from_u32(c).unwrap_or('\u{FFFD}')
-                        } else {
-                            push_surrogate(&mut out, unit);
-                            continue;
-                        }
-                    } else {
-                        push_surrogate(&mut out, unit);
-                        continue;
-                    }
-                } else if (0xDC00..0xE000).contains(&unit) {
-                    push_surrogate(&mut out, unit);
-                    continue;
-                } else {
-                    char::from_u32(unit).unwrap_or('\u{FFFD}')
-                }
-            }
-            Some(other) => other,
-            None => break,
+    // Runs between escapes are copied whole; only the escapes are looked at one by one.
+    let bytes = inner.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(hit) = memchr::memchr(b'\\', &bytes[at..]) {
+        out.extend_from_slice(&bytes[at..at + hit]);
+        at += hit;
+        let Some(&escape) = bytes.get(at + 1) else {
+            break;
         };
-        out.extend_from_slice(decoded.encode_utf8(&mut utf8).as_bytes());
+        at += 2;
+        let decoded = match escape {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'u' => {
+                let unit = hex4(bytes, &mut at);
+                push_unit(&mut out, unit, bytes, &mut at);
+                continue;
+            }
+            // `"`, `\\`, `/` stand for themselves (and so, leniently, does anything else).
+            other => other,
+        };
+        out.push(decoded);
     }
+    out.extend_from_slice(&bytes[at..]);
     Some(Cow::Owned(out))
+}
+
+/// Appends the character of the `\\u` escape `unit` (read just before `at`): a high surrogate
+/// followed by a low one's escape is one character, and a lone surrogate is kept as WTF-8.
+fn push_unit(out: &mut Vec<u8>, unit: u32, bytes: &[u8], at: &mut usize) {
+    if (0xD800..0xDC00).contains(&unit) && bytes.get(*at..*at + 2) == Some(b"\\u") {
+        let mut look = *at + 2;
+        let low = hex4(bytes, &mut look);
+        if (0xDC00..0xE000).contains(&low) {
+            *at = look;
+            let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+            return push_char(out, char::from_u32(c).unwrap_or('\u{FFFD}'));
+        }
+    }
+    if (0xD800..0xE000).contains(&unit) {
+        return push_surrogate(out, unit);
+    }
+    push_char(out, char::from_u32(unit).unwrap_or('\u{FFFD}'));
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
 }
 
 /// Writes `text` (a key from [`decode_key`]: UTF-8, lone surrogates in generalized UTF-8) as a
@@ -678,10 +702,19 @@ pub fn lone_surrogates_replaced(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
+/// The four hex digits at `at` as a number, `at` moved past them; a digit that is missing or
+/// not hex counts as 0 (only ASCII bytes are taken, so a character is never split).
+fn hex4(bytes: &[u8], at: &mut usize) -> u32 {
     let mut n = 0;
     for _ in 0..4 {
-        n = n * 16 + chars.next().and_then(|c| c.to_digit(16)).unwrap_or(0);
+        let digit = match bytes.get(*at) {
+            Some(&b) if b.is_ascii() => {
+                *at += 1;
+                char::from(b).to_digit(16).unwrap_or(0)
+            }
+            _ => 0,
+        };
+        n = n * 16 + digit;
     }
     n
 }
@@ -915,6 +948,42 @@ mod tests {
         ) {
             let text: String = tokens.concat();
             proptest::prop_assert_eq!(validate(&text).is_ok(), serde_accepts(&text), "{:?}", text);
+        }
+
+        /// Long strings, whose escapes and ends fall anywhere in and across 64-byte blocks.
+        #[test]
+        fn agrees_with_serde_on_long_strings(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "abcdefghijklmnopq", "0123456789abcdef0123456789abcdef01", "é", "\\n",
+                "\\\\", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\u12", "\\x", "\"", "\u{1f}",
+                "\u{7f}", " ",
+            ]), 0..64),
+            tail in proptest::sample::select(vec!["\"", "\"}", "", "\\", "\\\""]),
+        ) {
+            let text = format!("{{\"s\":\"{}{tail}", pieces.concat());
+            proptest::prop_assert_eq!(validate(&text).is_ok(), serde_accepts(&text), "{:?}", text);
+        }
+
+        /// Decoding by runs gives what serde_json decodes (lone surrogates, which it refuses,
+        /// aside), and [`decoded_len`] its length.
+        #[test]
+        fn decodes_strings_as_serde_json_does(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "abcdefghijklmnopq", "é", "日本", "\\n", "\\t", "\\r", "\\b", "\\f", "\\/",
+                "\\\\", "\\\"", "\\u00e9", "\\u0000", "\\uD83D\\uDE00", "\\ud83d", "\\udc00", "\\uFFFF",
+            ]), 0..40),
+        ) {
+            let raw = format!("\"{}\"", pieces.concat());
+            let decoded = decode_str(&raw).map(Cow::into_owned);
+            proptest::prop_assert_eq!(decoded_len(&raw), decoded.as_deref().map_or(0, str::len));
+            if let Ok(expected) = serde_json::from_str::<String>(&raw) {
+                proptest::prop_assert_eq!(decoded, Some(expected));
+            }
+        }
+
+        #[test]
+        fn specials_of_a_block_are_the_bytes_a_scan_stops_at(part: [u8; 16]) {
+            proptest::prop_assert_eq!(specials16(&part), specials16_scalar(&part));
         }
 
         /// Valid documents with one byte cut out, one inserted, or one changed.
