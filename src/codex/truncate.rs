@@ -113,28 +113,20 @@ pub(crate) fn token_cut(text: &str, max: u64) -> Option<(usize, String, usize)> 
 }
 
 /// The longest head of whole characters within `left` bytes, the longest tail of whole
-/// characters within `right` bytes, and how many characters lie between them.
+/// characters within `right` bytes, and how many characters lie between them. Only the cut
+/// points are looked for; the characters between them are counted, not walked one by one.
 fn split(text: &str, left: u64, right: u64) -> (u64, &str, &str) {
-    let len = text.len() as u64;
-    let tail_target = len.saturating_sub(right);
-    let mut head_end = 0;
-    let mut tail_start = text.len();
-    let mut removed = 0;
-    let mut started = false;
-    for (at, c) in text.char_indices() {
-        let end = (at + c.len_utf8()) as u64;
-        if end <= left {
-            head_end = end as usize;
-        } else if at as u64 >= tail_target {
-            if !started {
-                tail_start = at;
-                started = true;
-            }
-        } else {
-            removed += 1;
-        }
+    let len = text.len();
+    let mut head_end = usize::try_from(left).unwrap_or(usize::MAX).min(len);
+    while !text.is_char_boundary(head_end) {
+        head_end -= 1;
     }
-    let tail_start = tail_start.max(head_end);
+    let right = usize::try_from(right).unwrap_or(usize::MAX);
+    let mut tail_start = len.saturating_sub(right).max(head_end);
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    let removed = text[head_end..tail_start].chars().count() as u64;
     (removed, &text[..head_end], &text[tail_start..])
 }
 
@@ -208,6 +200,38 @@ mod tests {
                 Policy::Tokens(n).serialization_budget(),
                 Policy::Tokens((n as f64 * 1.2).ceil() as u64)
             );
+        }
+    }
+
+    /// Upstream's definition, a character at a time: a character ending within `left` bytes is
+    /// head, one starting within the last `right` bytes (and not head) is tail, the rest go.
+    fn split_by_walking(text: &str, left: u64, right: u64) -> (u64, &str, &str) {
+        let tail_target = (text.len() as u64).saturating_sub(right);
+        let (mut head_end, mut tail_start, mut removed) = (0, None, 0);
+        for (at, c) in text.char_indices() {
+            let end = (at + c.len_utf8()) as u64;
+            if end <= left {
+                head_end = end as usize;
+            } else if at as u64 >= tail_target {
+                tail_start.get_or_insert(at);
+            } else {
+                removed += 1;
+            }
+        }
+        let tail_start = tail_start.unwrap_or(text.len()).max(head_end);
+        (removed, &text[..head_end], &text[tail_start..])
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn split_cuts_where_walking_the_characters_does(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "é", "日", "😀", "\n"]), 0..40),
+            left in 0u64..50,
+            right in 0u64..50,
+        ) {
+            let text = pieces.concat();
+            proptest::prop_assert_eq!(split(&text, left, right), split_by_walking(&text, left, right));
         }
     }
 }
