@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Throughput and memory of rollcall on a generated rollout, beside cat and jq, as a Markdown table.
+# Throughput and memory of rollcall on generated rollouts and a Claude Code transcript, beside the
+# floor lines (cat; serde_json validating every line, streamed on as many threads as rollcall
+# uses: examples/serde_floor.rs) and jq, as Markdown tables with ratios to the floor.
 #
 # Usage: scripts/bench.sh                  (from any directory; paths are relative to the repo root)
 #        SCALING=1 scripts/bench.sh        (also: does time grow linearly with input and repairs?)
@@ -16,6 +18,12 @@
 #   JQ [1]                0: leave out the jq row (it is slow on big files)
 #   NOCOMPACT_MB [4096]   size of a rollout with no compaction (every item stays in history), timed
 #                         with replay --report, replay and repair-view; 0 leaves it out
+#   CONTENT_MB [1024]     size of each rollout of realistic content, no compaction: images with no
+#                         known header, escape-dense text, long tool outputs (gen_rollout --content);
+#                         0 leaves them out
+#   CLAUDE_MB [512]       size of a Claude Code transcript made of chained copies of a real one
+#                         (examples/gen_transcript.rs over CLAUDE_SOURCE); 0 leaves it out
+#   CLAUDE_SOURCE [fixtures/claude/real_subagents_parallel_attachments_2_1_114/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl]
 #   SCAN_FILES [2000]     rollouts planted in a Codex home for the scan case; 0 leaves it out
 #   SCAN_MB [8192]        their total size, in MiB
 #   SCALING [0]           1: also time a 2× input and one with 4× as many unanswered calls
@@ -37,6 +45,11 @@ SEED=${SEED:-1}
 BENCH_DIR=${BENCH_DIR:-target/bench}
 ROLLCALL=${ROLLCALL:-target/release/rollcall}
 GEN=${GEN:-target/release/examples/gen_rollout}
+FLOOR=${FLOOR:-target/release/examples/serde_floor}
+GEN_TRANSCRIPT=${GEN_TRANSCRIPT:-target/release/examples/gen_transcript}
+CONTENT_MB=${CONTENT_MB:-1024}
+CLAUDE_MB=${CLAUDE_MB:-512}
+CLAUDE_SOURCE=${CLAUDE_SOURCE:-fixtures/claude/real_subagents_parallel_attachments_2_1_114/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl}
 SKIP_BUILD=${SKIP_BUILD:-0}
 JQ=${JQ:-1}
 SCALING=${SCALING:-0}
@@ -59,9 +72,10 @@ die() {
 
 if [[ $SKIP_BUILD != 1 ]]; then
 	echo "building rollcall and the generator (release)..." >&2
-	cargo build --release --bins --example gen_rollout
+	cargo build --release --bins --example gen_rollout --example serde_floor --example gen_transcript
 fi
 [[ -x $GEN ]] || die "no generator at $GEN (build it: cargo build --release --example gen_rollout)"
+[[ -x $FLOOR ]] || die "no floor program at $FLOOR (build it: cargo build --release --example serde_floor)"
 command -v -- "$ROLLCALL" >/dev/null || die "no rollcall at $ROLLCALL (build it: cargo build --release)"
 mkdir -p "$BENCH_DIR"
 
@@ -92,6 +106,7 @@ stat_line() {
 command_for() {
 	case $1 in
 	cat) CMD=(cat "$2") LABEL='`cat FILE`' ;;
+	floor) CMD=("$FLOOR" "$2") LABEL='serde_json validation (`serde_floor FILE`)' ;;
 	jq) CMD=(jq -c .type "$2") LABEL='`jq -c .type FILE`' ;;
 	replay) CMD=("$ROLLCALL" replay --report "$2") LABEL='`rollcall replay --report FILE`' ;;
 	history) CMD=("$ROLLCALL" replay "$2") LABEL='`rollcall replay FILE`' ;;
@@ -133,25 +148,47 @@ warm() {
 	cat "$1" >/dev/null
 }
 
-# table FILE_OR_DIR BYTES NAME...: times each command on the input, as rows beside the first.
+# table FILE_OR_DIR BYTES NAME...: times each command on the input, as rows beside the first
+# (cat) and the floor (serde_json validation), when it is one of them. Sets RATIO[NAME] to each
+# command's wall time over the floor's.
+declare -A RATIO
 table() {
-	local input=$1 bytes=$2 name first=''
+	local input=$1 bytes=$2 name first='' floor=''
 	shift 2
 	rows=()
+	RATIO=()
+	local walls=() labels=() rss=()
 	for name in "$@"; do
 		measure "$name" "$input"
 		[[ -n $first ]] || first=$WALL
-		rows+=("$(awk -v label="$LABEL" -v wall="$WALL" -v cat="$first" -v rss="$RSS_KIB" -v bytes="$bytes" 'BEGIN {
+		[[ $name != floor ]] || floor=$WALL
+		walls+=("$WALL") labels+=("$LABEL") rss+=("$RSS_KIB")
+	done
+	local i
+	for ((i = 0; i < $#; i++)); do
+		name=${*:i+1:1}
+		RATIO[$name]=$(awk -v w="${walls[i]}" -v f="${floor:-0}" 'BEGIN { printf "%.2f", (f > 0 ? w / f : 0) }')
+		rows+=("$(awk -v label="${labels[i]}" -v wall="${walls[i]}" -v cat="$first" -v floor="${floor:-0}" -v rss="${rss[i]}" -v bytes="$bytes" 'BEGIN {
 			w = wall > 0.001 ? wall : 0.001; c = cat > 0.001 ? cat : 0.001
-			printf "| %s | %.3f | %.0f | %.1f | %.1f | %.4f |", label, wall, bytes / 1048576 / w, w / c, rss / 1024, rss * 1024 / bytes
+			f = floor > 0 ? sprintf("%.2f", w / floor) : "-"
+			printf "| %s | %.3f | %.0f | %s | %.1f | %.1f | %.4f |", label, wall, bytes / 1048576 / w, f, w / c, rss / 1024, rss * 1024 / bytes
 		}')")
 	done
-	echo '| command | wall s | MB/s | × cat | peak RSS MiB | RSS / input |'
-	echo '|---|---:|---:|---:|---:|---:|'
+	echo '| command | wall s | MB/s | × floor | × cat | peak RSS MiB | RSS / input |'
+	echo '|---|---:|---:|---:|---:|---:|---:|'
 	printf '%s\n' "${rows[@]}"
 }
 
-names=(cat)
+# goal LABEL NAME LIMIT: one line of the goals summary: the command's wall time over the floor's
+# (from the last table), against LIMIT.
+goals=()
+goal() {
+	local verdict
+	verdict=$(awk -v r="${RATIO[$2]}" -v l="$3" 'BEGIN { print (r <= l ? "holds" : "misses") }')
+	goals+=("| $1 | ${RATIO[$2]} | ≤ $3 | $verdict |")
+}
+
+names=(cat floor)
 if [[ $JQ == 1 ]] && command -v jq >/dev/null; then
 	names+=(jq)
 fi
@@ -168,8 +205,10 @@ printf 'Input: `%s`, %.1f MiB, %s lines, %s turns, %s calls. Best of %s runs; %s
 	"$(stat_line "$file" turns)" "$(stat_line "$file" calls)" "$RUNS" "$(nproc)" \
 	"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 table "$file" "$bytes" "${names[@]}"
+goal 'replay --report, mixed content, compaction every 300 turns' replay 1
 echo
-echo 'MB = MiB (2^20 bytes); × cat = wall time relative to cat; RSS / input = peak RSS ÷ file size.'
+echo 'MB = MiB (2^20 bytes); × floor and × cat = wall time relative to the serde_json validation and'
+echo 'to cat; RSS / input = peak RSS ÷ file size.'
 
 if [[ $NOCOMPACT_MB != 0 ]]; then
 	file=$(rollout "$NOCOMPACT_MB" --compact-every 0)
@@ -180,10 +219,62 @@ if [[ $NOCOMPACT_MB != 0 ]]; then
 	printf 'No compaction: `%s`, %.1f MiB, %s lines, %s calls; every item stays in history (%s items).\n\n' \
 		"$file" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)" \
 		"$(stat_line "$file" calls)" "$(stat_line "$file" 'history items')"
-	names=(cat)
+	names=(cat floor)
 	if [[ $JQ == 1 ]] && command -v jq >/dev/null; then names+=(jq); fi
 	table "$file" "$bytes" "${names[@]}" replay history repair-view
+	goal 'replay --report, no compaction' replay 1
+	goal 'repair-view, no compaction' repair-view 1.5
 fi
+
+if [[ $CONTENT_MB != 0 ]]; then
+	for content in images escapes outputs; do
+		file=$(rollout "$CONTENT_MB" --compact-every 0 --content "$content")
+		bytes=$(stat -c %s "$file")
+		warm "$file"
+		echo "timing the $content rollout (best of $RUNS)..." >&2
+		echo
+		case $content in
+		images) what='an image in every prompt, its bytes random base64 with no known header' ;;
+		escapes) what='tool output dense with quotes, backslashes, tabs and \\uXXXX' ;;
+		outputs) what='tool outputs of 64 KiB to 2 MiB' ;;
+		esac
+		printf 'Content `%s` (%s): `%s`, %.1f MiB, %s lines, no compaction.\n\n' "$content" "$what" \
+			"$file" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)"
+		table "$file" "$bytes" cat floor replay repair-view
+		goal "replay --report, $content" replay 1
+		goal "repair-view, $content" repair-view 1.5
+	done
+fi
+
+if [[ $CLAUDE_MB != 0 ]]; then
+	[[ -x $GEN_TRANSCRIPT ]] || die "no generator at $GEN_TRANSCRIPT (build it: cargo build --release --example gen_transcript)"
+	[[ -s $CLAUDE_SOURCE ]] || die "no Claude Code transcript at $CLAUDE_SOURCE"
+	file="$BENCH_DIR/transcript-${CLAUDE_MB}mb-$(basename "$CLAUDE_SOURCE")"
+	if [[ -s $file && $file -nt $GEN_TRANSCRIPT && $file -nt $CLAUDE_SOURCE ]]; then
+		echo "reusing $file" >&2
+	else
+		echo "generating $file ..." >&2
+		"$GEN_TRANSCRIPT" --mb "$CLAUDE_MB" "$CLAUDE_SOURCE" "$file.tmp" 2>"$file.stats"
+		mv "$file.tmp" "$file"
+	fi
+	bytes=$(stat -c %s "$file")
+	warm "$file"
+	echo "timing the Claude Code transcript (best of $RUNS)..." >&2
+	echo
+	printf 'Claude Code: `%s`, %.1f MiB, %s lines: chained copies of `%s` with fresh ids.\n\n' "$file" \
+		"$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')" "$(stat_line "$file" lines)" "$CLAUDE_SOURCE"
+	table "$file" "$bytes" cat floor replay history repair-view
+	goal 'Claude Code, replay --report' replay 1.5
+	goal 'Claude Code, replay' history 1.5
+	goal 'Claude Code, repair-view' repair-view 1.5
+fi
+
+echo
+echo 'Goals (issue 23): wall time over the serde_json validation of the same file, same run.'
+echo
+echo '| case | × floor | goal | |'
+echo '|---|---:|---:|---|'
+printf '%s\n' "${goals[@]}"
 
 if [[ $SCAN_FILES != 0 ]]; then
 	home="$BENCH_DIR/home-${SCAN_FILES}x-${SCAN_MB}mb-seed$SEED"
