@@ -548,16 +548,11 @@ impl Sniffed {
         if !digest {
             return pipeline::run(reader, self.bounded, classify, fold, findings, options);
         }
-        let mut hash = sha2::Sha256::default();
         let mut size = 0;
-        let reader = Digesting {
-            inner: reader,
-            hash: &mut hash,
-            size: &mut size,
-        };
-        pipeline::run(reader, self.bounded, classify, fold, findings, options)?;
-        use sha2::Digest as _;
-        findings.digest = Some((size, hash.finalize().into()));
+        let hash = digest::of(reader, &mut size, options.threads, |reader| {
+            pipeline::run(reader, self.bounded, classify, fold, findings, options)
+        })?;
+        findings.digest = Some((size, hash));
         Ok(())
     }
 }
@@ -699,18 +694,106 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
 
 /// A reader that counts and hashes what passes through it: the report's size and SHA-256 of
 /// the input, taken in the one pass that reads it.
-struct Digesting<'h, R> {
-    inner: R,
-    hash: &'h mut sha2::Sha256,
-    size: &'h mut u64,
-}
+/// The SHA-256 of an input as a pass reads it: 0.5 s a gigabyte, which on a thread of its own
+/// runs beside the parse instead of in front of it.
+mod digest {
+    use std::io::{self, Read};
+    use std::sync::mpsc;
 
-impl<R: Read> Read for Digesting<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use sha2::Digest as _;
-        let n = self.inner.read(buf)?;
-        self.hash.update(&buf[..n]);
-        *self.size += n as u64;
-        Ok(n)
+    use sha2::{Digest as _, Sha256};
+
+    /// The most bytes handed to the hashing thread at once, and how many such blocks may wait:
+    /// what hashing beside the parse may hold.
+    const BLOCK: usize = 1 << 20;
+    const WAITING: usize = 4;
+
+    /// Runs `pass` over `reader` and returns the SHA-256 of what it read; `size` counts the
+    /// bytes. With `threads`, the hashing runs on a thread of its own (inline when none can be
+    /// started).
+    pub(super) fn of<R: Read + Send>(
+        reader: R,
+        size: &mut u64,
+        threads: bool,
+        pass: impl FnOnce(Digesting<'_, R>) -> io::Result<()>,
+    ) -> io::Result<[u8; 32]> {
+        let mut hash = Sha256::default();
+        if !threads {
+            let to = To::Inline(&mut hash);
+            pass(Digesting {
+                inner: reader,
+                size,
+                to,
+            })?;
+            return Ok(hash.finalize().into());
+        }
+        let (send, blocks) = mpsc::sync_channel::<Vec<u8>>(WAITING);
+        let (give_back, spare) = mpsc::channel();
+        std::thread::scope(|scope| {
+            let hasher = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut hash = Sha256::default();
+                for block in blocks {
+                    hash.update(&block);
+                    let _ = give_back.send(block);
+                }
+                <[u8; 32]>::from(hash.finalize())
+            });
+            let Ok(hasher) = hasher else {
+                let to = To::Inline(&mut hash);
+                pass(Digesting {
+                    inner: reader,
+                    size,
+                    to,
+                })?;
+                return Ok(hash.finalize().into());
+            };
+            // The pass drops the reader when done, which closes the channel: the hashing thread
+            // ends once it has hashed what was sent.
+            let to = To::Beside { send, spare };
+            let passed = pass(Digesting {
+                inner: reader,
+                size,
+                to,
+            });
+            let hash = hasher.join();
+            passed?;
+            hash.map_err(|_| io::Error::other("the hashing thread failed"))
+        })
+    }
+
+    /// A reader that has what it reads hashed.
+    pub(super) struct Digesting<'s, R> {
+        inner: R,
+        size: &'s mut u64,
+        to: To<'s>,
+    }
+
+    enum To<'s> {
+        Inline(&'s mut Sha256),
+        /// To the hashing thread, in blocks of at most [`BLOCK`] bytes, whose buffers come back.
+        Beside {
+            send: mpsc::SyncSender<Vec<u8>>,
+            spare: mpsc::Receiver<Vec<u8>>,
+        },
+    }
+
+    impl<R: Read> Read for Digesting<'_, R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            *self.size += n as u64;
+            match &mut self.to {
+                To::Inline(hash) => hash.update(&buf[..n]),
+                To::Beside { send, spare } => {
+                    for part in buf[..n].chunks(BLOCK) {
+                        let mut block = spare.try_recv().unwrap_or_default();
+                        block.clear();
+                        block.extend_from_slice(part);
+                        if send.send(block).is_err() {
+                            return Err(io::Error::other("the hashing thread failed"));
+                        }
+                    }
+                }
+            }
+            Ok(n)
+        }
     }
 }
