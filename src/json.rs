@@ -490,9 +490,9 @@ pub fn decoded_len(raw: &str) -> usize {
     };
     let mut len = 0;
     let mut at = 0;
-    while let Some(hit) = memchr::memchr(b'\\', &inner[at..]) {
-        len += hit;
-        at += hit;
+    while let Some(hit) = next_backslash(inner, at) {
+        len += hit - at;
+        at = hit;
         if inner.get(at + 1) != Some(&b'u') {
             len += 1;
             at += 2;
@@ -514,6 +514,26 @@ pub fn decoded_len(raw: &str) -> usize {
         };
     }
     len + inner.len().saturating_sub(at)
+}
+
+/// The offset of the first `\` of `bytes` at or after `from`. Runs between escapes are often a
+/// line of text, so the search takes a mask of 64 bytes at a time (see [`specials`]: in a
+/// string's text, a backslash is the only special JSON allows) rather than a searcher call per
+/// escape.
+fn next_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while from < bytes.len() {
+        let mut mask = specials(bytes, from);
+        while mask != 0 {
+            let at = from + mask.trailing_zeros() as usize;
+            match bytes.get(at) {
+                Some(b'\\') => return Some(at),
+                Some(_) => mask &= mask - 1,
+                None => return None,
+            }
+        }
+        from += 64;
+    }
+    None
 }
 
 /// Whether a string's text (quotes stripped) holds a `\` escape.
@@ -539,9 +559,9 @@ pub fn decode_key(raw: &str) -> Option<Cow<'_, [u8]>> {
     let bytes = inner.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    while let Some(hit) = memchr::memchr(b'\\', &bytes[at..]) {
-        out.extend_from_slice(&bytes[at..at + hit]);
-        at += hit;
+    while let Some(hit) = next_backslash(bytes, at) {
+        out.extend_from_slice(&bytes[at..hit]);
+        at = hit;
         let Some(&escape) = bytes.get(at + 1) else {
             break;
         };
@@ -593,28 +613,41 @@ fn push_char(out: &mut Vec<u8>, c: char) {
 /// such, other controls as `\u00xx`, everything else as it is; a lone surrogate as `\udxxx`.
 pub fn encode_str(text: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
+    // 0xED starts a lone surrogate's bytes (and Hangul's): such text goes a byte at a time;
+    // other text from one escape to the next, found 64 bytes at a time (see [`specials`]).
+    if memchr::memchr(0xED, text).is_some() {
+        encode_wtf8(text, out);
+    } else {
+        let mut start = 0;
+        let mut from = 0;
+        while from < text.len() {
+            let mut mask = specials(text, from);
+            while mask != 0 {
+                let i = from + mask.trailing_zeros() as usize;
+                if i >= text.len() {
+                    break;
+                }
+                out.extend_from_slice(&text[start..i]);
+                escape_byte(text[i], out);
+                start = i + 1;
+                mask &= mask - 1;
+            }
+            from += 64;
+        }
+        out.extend_from_slice(&text[start..]);
+    }
+    out.push(b'"');
+}
+
+/// [`encode_str`]'s body for text that may hold lone surrogates.
+fn encode_wtf8(text: &[u8], out: &mut Vec<u8>) {
     let mut start = 0;
     let mut i = 0;
     while i < text.len() {
         let b = text[i];
-        let escape: Option<&[u8]> = match b {
-            b'"' => Some(b"\\\""),
-            b'\\' => Some(b"\\\\"),
-            b'\n' => Some(b"\\n"),
-            b'\r' => Some(b"\\r"),
-            b'\t' => Some(b"\\t"),
-            0x08 => Some(b"\\b"),
-            0x0c => Some(b"\\f"),
-            _ => None,
-        };
-        if let Some(escape) = escape {
+        if b < 0x20 || b == b'"' || b == b'\\' {
             out.extend_from_slice(&text[start..i]);
-            out.extend_from_slice(escape);
-            i += 1;
-            start = i;
-        } else if b < 0x20 {
-            out.extend_from_slice(&text[start..i]);
-            out.extend_from_slice(format!("\\u{b:04x}").as_bytes());
+            escape_byte(b, out);
             i += 1;
             start = i;
         } else if b == 0xED && text.get(i + 1).is_some_and(|n| (0xA0..=0xBF).contains(n)) {
@@ -630,10 +663,34 @@ pub fn encode_str(text: &[u8], out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&text[start.min(text.len())..]);
-    out.push(b'"');
 }
 
-/// The three bytes of a surrogate code point in generalized UTF-8.
+/// The escape of `b` (a quote, a backslash or a control), as serde_json spells it.
+fn escape_byte(b: u8, out: &mut Vec<u8>) {
+    let escape: &[u8] = match b {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        b'\n' => b"\\n",
+        b'\r' => b"\\r",
+        b'\t' => b"\\t",
+        0x08 => b"\\b",
+        0x0c => b"\\f",
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]);
+            return;
+        }
+    };
+    out.extend_from_slice(escape);
+}
+
 fn push_surrogate(out: &mut Vec<u8>, unit: u32) {
     out.extend_from_slice(&[
         0xE0 | (unit >> 12) as u8,
@@ -979,6 +1036,19 @@ mod tests {
             if let Ok(expected) = serde_json::from_str::<String>(&raw) {
                 proptest::prop_assert_eq!(decoded, Some(expected));
             }
+        }
+
+        #[test]
+        fn encodes_long_strings_as_serde_json_does(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "abcdefghijklmnopqrstuvwxyz0123456789", "é", "한", "\"", "\\", "\n", "\t",
+                "\u{1}", "\u{1f}", "\u{7f}", "😀",
+            ]), 0..80),
+        ) {
+            let text = pieces.concat();
+            let mut out = Vec::new();
+            encode_str(text.as_bytes(), &mut out);
+            proptest::prop_assert_eq!(String::from_utf8(out).ok(), serde_json::to_string(&text).ok());
         }
 
         #[test]
