@@ -43,7 +43,7 @@ fn rebuilt(item: Item) -> Item {
         ),
         Form::InterAgent | Form::Summary | Form::Rebuilt | Form::Owned => item,
     };
-    kept.flags.0 = item.flags.0 & (Flags::USER | Flags::ROLE_USER);
+    kept.flags = item.flags & (Flags::USER | Flags::ROLE_USER);
     kept.prep = super::item::Prep::default();
     kept.aux = item.aux;
     kept
@@ -225,7 +225,7 @@ mod tests {
     /// A user message of `len` text bytes, told apart by `at`.
     fn message(at: u64, len: u32) -> Item {
         let mut item = Item::new(0, Span { at, len: 1 }, ItemKind::Message, Form::Verbatim);
-        item.flags.0 = Flags::USER | Flags::ROLE_USER;
+        item.flags = Flags::USER | Flags::ROLE_USER;
         item.aux = len;
         item
     }
@@ -238,7 +238,7 @@ mod tests {
             len: 2,
         };
         let mut cut = Item::new(0, span, ItemKind::Message, Form::Verbatim);
-        cut.flags.0 = item.flags.0;
+        cut.flags = item.flags;
         cut.aux = (tokens * 4) as u32;
         cut
     }

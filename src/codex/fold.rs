@@ -576,7 +576,7 @@ impl<'s> Fold<'s> {
                 .push(String::from_utf8(rebuilt).unwrap_or_default().into());
             let span = Span { at: 0, len: 0 };
             let mut owned = Item::new(0, span, ItemKind::Message, Form::Owned);
-            owned.flags.0 = Flags::USER | Flags::ROLE_USER;
+            owned.flags = Flags::USER | Flags::ROLE_USER;
             owned.aux = u32::try_from(len).unwrap_or(u32::MAX);
             owned
         });
@@ -597,14 +597,14 @@ impl<'s> Fold<'s> {
         let text = forms::summary_text(raw);
         let text = String::from_utf8_lossy(&text);
         let mut summary = Item::new(self.src, message, ItemKind::Message, Form::Summary);
-        summary.flags.0 |= Flags::ROLE_USER | Flags::CODEX;
+        summary.flags.insert(Flags::ROLE_USER | Flags::CODEX);
         if super::turns::is_contextual_fragment(&text) {
-            summary.flags.0 |= Flags::CONTEXT_UPDATE;
+            summary.flags.insert(Flags::CONTEXT_UPDATE);
         } else {
-            summary.flags.0 |= Flags::USER;
+            summary.flags.insert(Flags::USER);
             summary.aux = u32::try_from(text.len()).unwrap_or(u32::MAX);
             if super::parts::is_summary(&text) {
-                summary.flags.0 |= Flags::SUMMARY;
+                summary.flags.insert(Flags::SUMMARY);
             }
         }
         summary
@@ -703,7 +703,7 @@ impl<'s> Fold<'s> {
             } else if forms::keeps_parts_when_stripped(&text) {
                 let mut stripped = item;
                 if item.has(Flags::MODEL_SWITCH) {
-                    stripped.flags.0 |= Flags::STRIPPED;
+                    stripped.flags.insert(Flags::STRIPPED);
                 }
                 keep.push(stripped);
             }

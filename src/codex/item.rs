@@ -191,48 +191,44 @@ impl CallKey {
     }
 }
 
-/// Facts about an item, one bit each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Flags(pub u16);
-
-impl Flags {
-    /// A `user` message with no contextual fragment: a user turn (and what §2.2 collects).
-    pub const USER: u16 = 1;
-    /// An assistant message holding an inter-agent communication: a turn boundary.
-    pub const INTER_AGENT: u16 = 1 << 1;
-    /// A context update that a rollback trims above its cut: a contextual user message, or a
-    /// developer message with a developer-context part (SPEC §2.1).
-    pub const CONTEXT_UPDATE: u16 = 1 << 2;
-    /// A developer message with a whole `<model_switch>` part.
-    pub const MODEL_SWITCH: u16 = 1 << 3;
-    /// A `tool_search_output` with `execution` `"server"`: never an orphan.
-    pub const SERVER: u16 = 1 << 4;
-    /// Appended from a Codex `response_item` record: R1 truncates its output (SPEC §8).
-    pub const APPENDED: u16 = 1 << 5;
-    /// From a Codex-dialect record: R2 prepares its media.
-    pub const CODEX: u16 = 1 << 6;
-    /// An `image_generation_call` whose `result` is not `""`.
-    pub const IMAGE_RESULT: u16 = 1 << 7;
-    /// Has `input_image` or `input_audio` parts.
-    pub const MEDIA: u16 = 1 << 8;
-    /// Its whole `<model_switch>` parts are stripped (a first-turn rollback, SPEC §2.1).
-    pub const STRIPPED: u16 = 1 << 9;
-    /// A `message` with role `user` (contextual or not).
-    pub const ROLE_USER: u16 = 1 << 10;
-    /// A `message` with role `developer`.
-    pub const ROLE_DEVELOPER: u16 = 1 << 11;
-    /// A user message whose text is an earlier compaction summary (SPEC §2.2).
-    pub const SUMMARY: u16 = 1 << 12;
-    /// What Codex sends of it differs from its text: its typed item lacks a member, a member is
-    /// `null`, its `id` is not `prefix_rest`, … (SPEC §11.2 #4; see `typed`).
-    pub const WIRE: u16 = 1 << 13;
-    /// Has passthrough metadata, which Codex does not send with a non-`openai` provider.
-    pub const PASSTHROUGH: u16 = 1 << 14;
-    /// A tool output array with an empty `input_text` part, which R1 drops (SPEC §11.2 #7).
-    pub const EMPTY_TEXT: u16 = 1 << 15;
-
-    pub fn has(self, flag: u16) -> bool {
-        self.0 & flag != 0
+bitflags::bitflags! {
+    /// Facts about an item, one bit each.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub(crate) struct Flags: u16 {
+        /// A `user` message with no contextual fragment: a user turn (and what §2.2 collects).
+        const USER = 1;
+        /// An assistant message holding an inter-agent communication: a turn boundary.
+        const INTER_AGENT = 1 << 1;
+        /// A context update that a rollback trims above its cut: a contextual user message, or a
+        /// developer message with a developer-context part (SPEC §2.1).
+        const CONTEXT_UPDATE = 1 << 2;
+        /// A developer message with a whole `<model_switch>` part.
+        const MODEL_SWITCH = 1 << 3;
+        /// A `tool_search_output` with `execution` `"server"`: never an orphan.
+        const SERVER = 1 << 4;
+        /// Appended from a Codex `response_item` record: R1 truncates its output (SPEC §8).
+        const APPENDED = 1 << 5;
+        /// From a Codex-dialect record: R2 prepares its media.
+        const CODEX = 1 << 6;
+        /// An `image_generation_call` whose `result` is not `""`.
+        const IMAGE_RESULT = 1 << 7;
+        /// Has `input_image` or `input_audio` parts.
+        const MEDIA = 1 << 8;
+        /// Its whole `<model_switch>` parts are stripped (a first-turn rollback, SPEC §2.1).
+        const STRIPPED = 1 << 9;
+        /// A `message` with role `user` (contextual or not).
+        const ROLE_USER = 1 << 10;
+        /// A `message` with role `developer`.
+        const ROLE_DEVELOPER = 1 << 11;
+        /// A user message whose text is an earlier compaction summary (SPEC §2.2).
+        const SUMMARY = 1 << 12;
+        /// What Codex sends of it differs from its text: its typed item lacks a member, a member is
+        /// `null`, its `id` is not `prefix_rest`, … (SPEC §11.2 #4; see `typed`).
+        const WIRE = 1 << 13;
+        /// Has passthrough metadata, which Codex does not send with a non-`openai` provider.
+        const PASSTHROUGH = 1 << 14;
+        /// A tool output array with an empty `input_text` part, which R1 drops (SPEC §11.2 #7).
+        const EMPTY_TEXT = 1 << 15;
     }
 }
 
@@ -351,8 +347,9 @@ impl Item {
         }
     }
 
-    pub fn has(self, flag: u16) -> bool {
-        self.flags.has(flag)
+    /// Whether it has any of `flags`.
+    pub fn has(self, flags: Flags) -> bool {
+        self.flags.intersects(flags)
     }
 
     /// A user-turn boundary: what rollbacks count (SPEC §2.1).
@@ -459,6 +456,7 @@ mod tests {
     #[test]
     fn headers_are_small_and_keep_their_span() {
         assert_eq!(std::mem::size_of::<Item>(), 24);
+        assert_eq!(std::mem::size_of::<Flags>(), 2);
         let span = Span {
             at: (1 << 40) + 7,
             len: 99,

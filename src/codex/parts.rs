@@ -200,7 +200,7 @@ impl Summary {
     /// Sets the item's flags from its parts; `role` for messages.
     pub fn flag(&self, item: &mut Item, role: Option<&str>) {
         if self.images + self.audio > 0 {
-            item.flags.0 |= Flags::MEDIA;
+            item.flags.insert(Flags::MEDIA);
         }
         item.prep = item::Prep::new(false, 0, 0, self.audio, self.images);
         if item.kind != ItemKind::Message {
@@ -208,27 +208,27 @@ impl Summary {
         }
         match role {
             Some("user") => {
-                item.flags.0 |= Flags::ROLE_USER;
+                item.flags.insert(Flags::ROLE_USER);
                 if self.contextual {
-                    item.flags.0 |= Flags::CONTEXT_UPDATE;
+                    item.flags.insert(Flags::CONTEXT_UPDATE);
                 } else {
-                    item.flags.0 |= Flags::USER;
+                    item.flags.insert(Flags::USER);
                     item.aux = u32::try_from(self.text_len).unwrap_or(u32::MAX);
                     if self.summary {
-                        item.flags.0 |= Flags::SUMMARY;
+                        item.flags.insert(Flags::SUMMARY);
                     }
                 }
             }
             Some("developer") => {
-                item.flags.0 |= Flags::ROLE_DEVELOPER;
+                item.flags.insert(Flags::ROLE_DEVELOPER);
                 if self.developer_context {
-                    item.flags.0 |= Flags::CONTEXT_UPDATE;
+                    item.flags.insert(Flags::CONTEXT_UPDATE);
                 }
                 if self.model_switch {
-                    item.flags.0 |= Flags::MODEL_SWITCH;
+                    item.flags.insert(Flags::MODEL_SWITCH);
                 }
             }
-            Some("assistant") if self.communication => item.flags.0 |= Flags::INTER_AGENT,
+            Some("assistant") if self.communication => item.flags.insert(Flags::INTER_AGENT),
             _ => {}
         }
     }

@@ -328,11 +328,7 @@ impl Line<'_> {
                     None | Some("null") => Record::LegacyCompaction(message),
                     Some(_) => {
                         let range = payload.replacement_history.clone().unwrap_or_default();
-                        Record::Compacted(self.replacement(
-                            "compacted",
-                            range,
-                            u32::from(Flags::CODEX),
-                        )?)
+                        Record::Compacted(self.replacement("compacted", range, Flags::CODEX)?)
                     }
                 };
                 (Some(Codex), record)
@@ -344,7 +340,7 @@ impl Line<'_> {
                     .ok_or(shape("compacted", r#"no "replacement_history" array"#))?;
                 (
                     Some(Mini),
-                    Record::Compacted(self.replacement("compacted", range, 0)?),
+                    Record::Compacted(self.replacement("compacted", range, Flags::empty())?),
                 )
             }
             "response_item" => {
@@ -353,7 +349,7 @@ impl Line<'_> {
                     .as_ref()
                     .ok_or(shape("response_item", "no payload"))?;
                 let item = self
-                    .nested_item(payload, u32::from(Flags::APPENDED | Flags::CODEX))
+                    .nested_item(payload, Flags::APPENDED | Flags::CODEX)
                     .map_err(|e| {
                         e.unwrap_or(shape(
                             "response_item",
@@ -380,7 +376,7 @@ impl Line<'_> {
                 ))?;
                 let span = self.span(&nested.range);
                 let mut item = Item::new(0, span, ItemKind::AgentMessage, Form::InterAgent);
-                item.flags.0 |= Flags::CODEX;
+                item.flags.insert(Flags::CODEX);
                 let item = NewItem {
                     item,
                     call_id: None,
@@ -401,7 +397,7 @@ impl Line<'_> {
                 let item = self
                     .item
                     .as_ref()
-                    .and_then(|nested| self.nested_item(nested, 0).ok())
+                    .and_then(|nested| self.nested_item(nested, Flags::empty()).ok())
                     .ok_or(shape(
                         "item",
                         r#""item" is not an object with a string "type""#,
@@ -415,7 +411,7 @@ impl Line<'_> {
                     .ok_or(shape("rolled_back", r#"no "replacement_history" array"#))?;
                 (
                     Some(Mini),
-                    Record::RolledBack(self.replacement("rolled_back", range, 0)?),
+                    Record::RolledBack(self.replacement("rolled_back", range, Flags::empty())?),
                 )
             }
             "turn_started" => (
@@ -468,7 +464,7 @@ impl Line<'_> {
             fields: Some(top.clone()),
         };
         let item = self
-            .nested_item(&nested, u32::from(Flags::APPENDED | Flags::CODEX))
+            .nested_item(&nested, Flags::APPENDED | Flags::CODEX)
             .map_err(|e| e.unwrap_or(ParseError::NoType))?;
         Ok((Some(Codex2025), Record::Item(item)))
     }
@@ -501,10 +497,10 @@ impl Line<'_> {
     fn nested_item(
         &self,
         nested: &Nested,
-        origin: u32,
+        origin: Flags,
     ) -> Result<Option<NewItem>, Option<ParseError>> {
         let fields = nested.fields.as_ref().ok_or(None)?;
-        match new_item(self.text, self.at, &nested.range, fields, origin) {
+        match new_item(self.text, self.at, &nested.range, fields, origin, false) {
             Candidate::Item(item) => Ok(Some(item)),
             Candidate::Filtered => Ok(None),
             Candidate::NoType => Err(None),
@@ -518,7 +514,7 @@ impl Line<'_> {
         &self,
         kind: &'static str,
         range: Range<usize>,
-        origin: u32,
+        origin: Flags,
     ) -> Result<Replacement, ParseError> {
         let raw = &self.text[range.clone()];
         if !raw.starts_with('[') {
@@ -544,7 +540,7 @@ impl Line<'_> {
         p.seek(range.start);
         // Codex decodes the whole line into its typed items (ghost snapshots stripped first):
         // one entry it cannot read, a non-object included, and it skips the line.
-        let typed = origin & u32::from(Flags::CODEX) != 0;
+        let typed = origin.contains(Flags::CODEX);
         let mut unreadable = None;
         let walked = p.array(|p| {
             if unreadable.is_some() {
@@ -557,7 +553,7 @@ impl Line<'_> {
                 return Ok(false);
             }
             let (fields, at) = Fields::read(p)?;
-            let new = match new_item(self.text, self.at, &at, &fields, origin | REPLACEMENT) {
+            let new = match new_item(self.text, self.at, &at, &fields, origin, true) {
                 Candidate::Item(item) => item,
                 Candidate::Filtered => return Ok(true),
                 Candidate::NoType if typed => {
@@ -612,14 +608,18 @@ enum Candidate {
     Invalid(&'static str, &'static str),
 }
 
-/// Not a flag items keep: the item is read from a replacement history, which Codex installs as it
-/// is, system messages included.
-const REPLACEMENT: u32 = 1 << 16;
-
 /// The header of the item at `range` of `text` (a line starting at `line_at`), whose members
-/// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`],
-/// [`REPLACEMENT`]).
-fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: u32) -> Candidate {
+/// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`]);
+/// `replacement` says it is read from a replacement history, which Codex installs as it is,
+/// system messages included.
+fn new_item(
+    text: &str,
+    line_at: u64,
+    range: &Range<usize>,
+    f: &Fields,
+    origin: Flags,
+    replacement: bool,
+) -> Candidate {
     let Some(type_name) = json::string_at(text, &f.kind) else {
         return Candidate::NoType;
     };
@@ -629,20 +629,20 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         len: range.len() as u32,
     };
     let mut item = Item::new(0, span, kind, Form::Verbatim);
-    item.flags.0 |= (origin & !REPLACEMENT) as u16;
-    if origin & u32::from(Flags::CODEX) != 0 && kind != ItemKind::GhostSnapshot {
+    item.flags.insert(origin);
+    if origin.contains(Flags::CODEX) && kind != ItemKind::GhostSnapshot {
         match typed::check(text, range.start, kind) {
             Typed::Item { wire, passthrough } => {
                 if wire {
-                    item.flags.0 |= Flags::WIRE;
+                    item.flags.insert(Flags::WIRE);
                 }
                 if passthrough {
-                    item.flags.0 |= Flags::PASSTHROUGH;
+                    item.flags.insert(Flags::PASSTHROUGH);
                 }
             }
             // Inside a replacement history it stays, sent as `{"type":"other"}`; appended, it is
             // dropped from the view.
-            Typed::Other if origin & REPLACEMENT != 0 => item.flags.0 |= Flags::WIRE,
+            Typed::Other if replacement => item.flags.insert(Flags::WIRE),
             Typed::Other => {}
             Typed::Invalid(problem) => return Candidate::Invalid(kind.name(), problem),
         }
@@ -659,7 +659,7 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
         ItemKind::GhostSnapshot => return Candidate::Filtered,
         ItemKind::Message => {
             let role = json::string_at(text, &f.role);
-            if role.as_deref() == Some("system") && origin & REPLACEMENT == 0 {
+            if role.as_deref() == Some("system") && !replacement {
                 return Candidate::Filtered;
             }
             let parts = parts::scan(text, &f.content, role.as_deref());
@@ -669,17 +669,17 @@ fn new_item(text: &str, line_at: u64, range: &Range<usize>, f: &Fields, origin: 
             let parts = parts::scan(text, &f.output, None);
             parts.flag(&mut item, None);
             if parts.empty_text {
-                item.flags.0 |= Flags::EMPTY_TEXT;
+                item.flags.insert(Flags::EMPTY_TEXT);
             }
         }
         ItemKind::ToolSearchOutput => {
             if json::string_at(text, &f.execution).as_deref() == Some("server") {
-                item.flags.0 |= Flags::SERVER;
+                item.flags.insert(Flags::SERVER);
             }
         }
         ItemKind::ImageGenerationCall => {
             if item::raw(text, &f.result).is_some_and(|r| r != r#""""#) {
-                item.flags.0 |= Flags::IMAGE_RESULT;
+                item.flags.insert(Flags::IMAGE_RESULT);
             }
         }
         ItemKind::FunctionCall | ItemKind::CustomToolCall => {
