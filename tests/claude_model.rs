@@ -858,23 +858,6 @@ fn view_model(tree: &Tree, lines: &[Line], history: &[usize]) -> Option<ViewMode
     if thinks && of_history != of_transcript {
         return None;
     }
-    // Both texts name the last assistant entry, a whitespace-only one too; rollcall takes the
-    // last one the view keeps (its model decides the thinking kept). Reported with issue 21,
-    // for the live check to settle; skipped here until then.
-    let ends_blank = history
-        .iter()
-        .rev()
-        .map(|&i| &tree.placed[i].node.body)
-        .find(|b| {
-            matches!(
-                b,
-                Body::Said { .. } | Body::Call { .. } | Body::Thinking { .. }
-            )
-        })
-        .is_some_and(|b| matches!(b, Body::Said { text, .. } if text.trim().is_empty()));
-    if thinks && ends_blank {
-        return None;
-    }
     // Retired models are not generated: the default is the model itself.
     let resuming = of_history.unwrap_or("claude-opus-5-5");
     let mut items = items(tree, history, resuming);

@@ -332,8 +332,11 @@ impl<'s> View<'s> {
         };
         let mut models = Strings::default();
         let mut items = Vec::new();
+        // The model of the history's last assistant entry, a whitespace-only one too (SPEC
+        // §11.3 rule 9), though the view drops that one.
+        let mut last_model = None;
         for &node in &state.history {
-            if let Some(item) = view.item(node, reader, &mut models)? {
+            if let Some(item) = view.item(node, reader, &mut models, &mut last_model)? {
                 items.push(item);
             }
         }
@@ -341,12 +344,8 @@ impl<'s> View<'s> {
         view.incomplete = incomplete(&items);
         view.model = match model {
             Some(m) => m.to_string(),
-            None => items
-                .iter()
-                .rev()
-                .filter(|i| i.kind == ItemKind::Message && i.model != NONE)
-                .map(|i| String::from_utf8_lossy(models.get(i.model)).into_owned())
-                .find(|m| m != "<synthetic>")
+            None => last_model
+                .map(|m| String::from_utf8_lossy(models.get(m)).into_owned())
                 .filter(|m| !RETIRED.contains(&m.as_str()))
                 .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
         };
@@ -356,12 +355,14 @@ impl<'s> View<'s> {
         Ok(view)
     }
 
-    /// The item a history node becomes, if any.
+    /// The item a history node becomes, if any. `last_model` becomes the model of an assistant
+    /// entry (not an API error, not `<synthetic>`), whether or not the view keeps the entry.
     fn item(
         &mut self,
         node: u32,
         reader: &mut SpanReader<'_>,
         models: &mut Strings,
+        last_model: &mut Option<u32>,
     ) -> io::Result<Option<Item>> {
         let n = &self.state.nodes[node as usize];
         let attachment = n.kind == Kind::Attachment;
@@ -413,6 +414,9 @@ impl<'s> View<'s> {
             let model = message.and_then(|m| json::member(text, m.start, "model"));
             if let Some(m) = json::string_at(text, &model) {
                 item.model = models.intern(m.as_bytes());
+                if item.kind == ItemKind::Message && m != "<synthetic>" {
+                    *last_model = Some(item.model);
+                }
             }
         }
         for (index, b) in read.blocks.iter().enumerate() {
