@@ -716,15 +716,8 @@ mod digest {
         threads: bool,
         pass: impl FnOnce(Digesting<'_, R>) -> io::Result<()>,
     ) -> io::Result<[u8; 32]> {
-        let mut hash = Sha256::default();
         if !threads {
-            let to = To::Inline(&mut hash);
-            pass(Digesting {
-                inner: reader,
-                size,
-                to,
-            })?;
-            return Ok(hash.finalize().into());
+            return inline(reader, size, pass);
         }
         let (send, blocks) = mpsc::sync_channel::<Vec<u8>>(WAITING);
         let (give_back, spare) = mpsc::channel();
@@ -738,13 +731,7 @@ mod digest {
                 <[u8; 32]>::from(hash.finalize())
             });
             let Ok(hasher) = hasher else {
-                let to = To::Inline(&mut hash);
-                pass(Digesting {
-                    inner: reader,
-                    size,
-                    to,
-                })?;
-                return Ok(hash.finalize().into());
+                return inline(reader, size, pass);
             };
             // The pass drops the reader when done, which closes the channel: the hashing thread
             // ends once it has hashed what was sent.
@@ -758,6 +745,21 @@ mod digest {
             passed?;
             hash.map_err(|_| io::Error::other("the hashing thread failed"))
         })
+    }
+
+    fn inline<R: Read>(
+        reader: R,
+        size: &mut u64,
+        pass: impl FnOnce(Digesting<'_, R>) -> io::Result<()>,
+    ) -> io::Result<[u8; 32]> {
+        let mut hash = Sha256::default();
+        let to = To::Inline(&mut hash);
+        pass(Digesting {
+            inner: reader,
+            size,
+            to,
+        })?;
+        Ok(hash.finalize().into())
     }
 
     /// A reader that has what it reads hashed.
