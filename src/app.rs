@@ -323,9 +323,9 @@ fn progress_bar(show: bool, total: u64, template: &str) -> indicatif::ProgressBa
     bar
 }
 
-/// Raises the soft limit of open files to the hard one: a lineage keeps each parent rollout
-/// open while it is read, and a chain of over a thousand forks would stop at the usual soft
-/// limit of 1024 where the hard one (often half a million) allows it.
+/// Raises the soft limit of open files to the hard one: a parent rollout larger than what is
+/// held in memory stays open to be read again, and a lineage of over a thousand such forks would
+/// stop at the usual soft limit of 1024 where the hard one (often half a million) allows it.
 fn raise_open_file_limit() {
     #[cfg(unix)]
     {

@@ -337,25 +337,42 @@ fn replay(
                 }
                 _ => (Vec::new(), None),
             };
-            // Parents are read root first, each up to its child's cut.
+            // Parents are read root first, each up to its child's cut. A regular file is opened
+            // here for its source and again when its turn comes, so that a lineage of any depth
+            // holds one reader at a time; between the two it must stay the same file.
             let mut readers = Vec::new();
             for parent in parents.iter().rev() {
                 let parent_name = parent.path.display().to_string();
-                let opened = open(
-                    &parent.path,
-                    &parent_name,
-                    Some(parent.base.end_offset),
-                    load.snapshot,
-                )?;
+                let limit = Some(parent.base.end_offset);
+                let opened = open(&parent.path, &parent_name, limit, load.snapshot)?;
+                let identity = file_identity(&parent.path);
+                // A stream (a FIFO) cannot be opened twice: its reader is kept.
+                let reader = identity.is_none().then_some(opened.reader);
                 sources.push(opened.source);
-                readers.push((opened.reader, opened.bounded, parent.base.end_ordinal));
+                readers.push((reader, identity, opened.bounded, parent.base.end_ordinal));
             }
             let classifier = codex::record::Classifier {
                 pre_envelope: dialect == Dialect::Codex2025,
             };
             let mut fold = codex::fold::Fold::new(&sources, 0);
-            for (i, (reader, bounded, cut)) in readers.into_iter().enumerate() {
+            for (i, (reader, identity, bounded, cut)) in readers.into_iter().enumerate() {
                 let src = i + 1;
+                let reader = match reader {
+                    Some(reader) => reader,
+                    None => {
+                        let parent = &parents[parents.len() - src];
+                        let parent_name = parent.path.display().to_string();
+                        let limit = Some(parent.base.end_offset);
+                        let again = open(&parent.path, &parent_name, limit, load.snapshot)?;
+                        if file_identity(&parent.path) != identity {
+                            return Err(Failure::unusable(
+                                &parent_name,
+                                "changed while being read (replaced by another file)",
+                            ));
+                        }
+                        again.reader
+                    }
+                };
                 fold.read(src as u16, Some(cut));
                 let tee = Tee {
                     reader,
@@ -581,6 +598,22 @@ fn open(path: &Path, name: &str, limit: Option<u64>, snapshot: bool) -> Result<O
         return Ok(Source::zstd(file, plain));
     }
     Source::open(path, limit, snapshot).map_err(fail)
+}
+
+/// Which regular file `path` names (its device and inode), or `None` for anything else (a
+/// stream, or a system without inodes).
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        meta.is_file().then(|| (meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// The name of source `src` (a parent rollout) for messages.
