@@ -103,4 +103,51 @@ fn memory_per_line_and_per_item() {
         let (peak, _) = peak_mib(&all, 1);
         assert!(peak < 64, "{args:?}: {peak} MiB");
     }
+
+    // Hostile round three: one Claude Code message merged from 800k assistant entries (one
+    // `message.id`) peaked at 780 MiB in `--format text`, which decoded the whole message at once
+    // (here 200k entries: 247 MiB, twice the JSON view's 123). Text may cost what the JSON view
+    // costs, and a line of transcript per block.
+    let merged = merged_message(&dir.0, MERGED);
+    let name = merged.display().to_string();
+    let (json_peak, json) = peak_mib(&["repair-view", &name], 0);
+    let (text_peak, text) = peak_mib(&["repair-view", "--format", "text", &name], 0);
+    assert!(
+        text_peak < json_peak + 24,
+        "merged message: text {text_peak} MiB, JSON {json_peak} MiB"
+    );
+    assert!(json_peak < 200, "merged message: JSON view {json_peak} MiB");
+    let blocks = |out: &[u8], what: &[u8]| out.windows(what.len()).filter(|w| w == &what).count();
+    // The prompt is a text block too.
+    assert_eq!(blocks(&json, br#""type":"text""#), MERGED + 1);
+    assert_eq!(blocks(&text, b"block "), MERGED);
+}
+
+/// Entries of the merged Claude Code message.
+const MERGED: usize = 200_000;
+
+/// A Claude Code transcript of one prompt and `n` assistant entries of one response (one
+/// `message.id`), a text block each: the view merges them into one message.
+fn merged_message(dir: &Path, n: usize) -> PathBuf {
+    let path = dir.join("5e55a0c2-0000-4000-8000-000000000000.jsonl");
+    let mut out = BufWriter::new(File::create(&path).unwrap());
+    let uuid = |i: usize| format!("00000000-0000-4000-8000-{i:012x}");
+    let common = r#""isSidechain":false,"sessionId":"5e55a0c2-0000-4000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z""#;
+    writeln!(
+        out,
+        r#"{{"parentUuid":null,{common},"type":"user","uuid":"{}","message":{{"role":"user","content":"go"}}}}"#,
+        uuid(0)
+    )
+    .unwrap();
+    for i in 1..=n {
+        writeln!(
+            out,
+            r#"{{"parentUuid":"{}",{common},"type":"assistant","uuid":"{}","message":{{"id":"msg_merged","type":"message","role":"assistant","model":"claude-opus-4-6","content":[{{"type":"text","text":"block {i}"}}]}}}}"#,
+            uuid(i - 1),
+            uuid(i)
+        )
+        .unwrap();
+    }
+    out.flush().unwrap();
+    path
 }

@@ -12,63 +12,95 @@ use crate::view::{Change, Entry, Entry as ViewEntry, Origin, PromptView, Shape, 
 
 /// A message for people: who speaks, a mark for a repaired one, and its blocks.
 pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
-    let message = crate::json::value_lossy(entry.text);
-    let role = message
-        .get("role")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
     let mark = match entry.origin {
         Origin::Kept => None,
         Origin::Changed => Some("(repaired for the API)"),
         Origin::Synthetic => Some("(inserted: no result was recorded)"),
     };
     let mut lines = Vec::new();
-    for block in message
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or_default();
-        match field("type") {
-            "text" => lines.push(field("text").to_string()),
-            "thinking" => lines.push("[thinking]".into()),
-            "redacted_thinking" => lines.push("[redacted thinking]".into()),
-            "tool_use" => {
-                let input = block.get("input").map(Value::to_string).unwrap_or_default();
-                lines.push(format!(
-                    "[tool_use {} {}] {}",
-                    field("name"),
-                    field("id"),
-                    short(&input)
-                ));
+    // A message may merge hundreds of thousands of entries: its blocks are decoded one at a
+    // time, never the whole message at once.
+    let role = match message_parts(entry.text) {
+        Some((role, blocks)) => {
+            for block in blocks {
+                lines.push(block_line(&crate::json::value_lossy(block.as_bytes())));
             }
-            "tool_result" => {
-                let error = if block.get("is_error") == Some(&Value::Bool(true)) {
-                    " error"
-                } else {
-                    ""
-                };
-                let content = match block.get("content") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(Value::Array(parts)) => parts
-                        .iter()
-                        .filter_map(|p| p.get("text").and_then(Value::as_str))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                    _ => String::new(),
-                };
-                lines.push(format!(
-                    "[tool_result {}{error}] {}",
-                    field("tool_use_id"),
-                    short(&content)
-                ));
-            }
-            "image" => lines.push("[image]".into()),
-            other => lines.push(format!("[{other}]")),
+            role
         }
+        None => {
+            let message = crate::json::value_lossy(entry.text);
+            let blocks = message.get("content").and_then(Value::as_array);
+            lines.extend(blocks.into_iter().flatten().map(block_line));
+            message
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        }
+    };
+    (role, mark, lines)
+}
+
+/// A message's role and the raw JSON of each block of its `content` array, read without
+/// decoding the message; `None` when the text is not such a message.
+fn message_parts(text: &[u8]) -> Option<(String, Vec<&str>)> {
+    let text = std::str::from_utf8(text).ok()?;
+    let role = crate::json::member(text, 0, "role");
+    let role = crate::json::string_at(text, &role)?.into_owned();
+    let content = crate::json::member(text, 0, "content")?;
+    let mut blocks = Vec::new();
+    if text[content.clone()].starts_with('[') {
+        let mut p = crate::json::Parser::new(text);
+        p.seek(content.start);
+        p.array(|p| {
+            blocks.push(&text[p.value()?]);
+            Ok(true)
+        })
+        .ok()?;
     }
-    (role.to_string(), mark, lines)
+    Some((role, blocks))
+}
+
+/// One block of a message, as the transcript shows it.
+fn block_line(block: &Value) -> String {
+    let field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or_default();
+    match field("type") {
+        "text" => field("text").to_string(),
+        "thinking" => "[thinking]".into(),
+        "redacted_thinking" => "[redacted thinking]".into(),
+        "tool_use" => {
+            let input = block.get("input").map(Value::to_string).unwrap_or_default();
+            format!(
+                "[tool_use {} {}] {}",
+                field("name"),
+                field("id"),
+                short(&input)
+            )
+        }
+        "tool_result" => {
+            let error = if block.get("is_error") == Some(&Value::Bool(true)) {
+                " error"
+            } else {
+                ""
+            };
+            let content = match block.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            format!(
+                "[tool_result {}{error}] {}",
+                field("tool_use_id"),
+                short(&content)
+            )
+        }
+        "image" => "[image]".into(),
+        other => format!("[{other}]"),
+    }
 }
 
 /// Long text cut for the transcript.
