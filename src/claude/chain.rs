@@ -5,7 +5,7 @@
 //! root, a compaction boundary or a cycle. The history is that chain, root first, with the
 //! entries of each API response and the sibling tool results put back together.
 
-use super::entry::{Entry, Kind};
+use super::entry::{Kind, Line};
 use crate::findings::Findings;
 use crate::intern::Strings;
 use crate::json;
@@ -184,7 +184,7 @@ impl State {
         let mut prefix = Vec::new();
         for &n in &parent.history {
             let node = parent.nodes[n as usize];
-            if node.has(Entry::SIDECHAIN) {
+            if node.has(Line::SIDECHAIN) {
                 continue;
             }
             let again = |to: &mut Strings, i: u32| {
@@ -254,9 +254,9 @@ fn decoded(chunk: &Bytes<'_>, span: Span) -> Option<Vec<u8>> {
 }
 
 impl pipeline::Fold for Fold {
-    type Record = Entry;
+    type Record = Line;
 
-    fn fold(&mut self, line: LineAt, mut entry: Entry, chunk: &Bytes<'_>, f: &mut Findings) {
+    fn fold(&mut self, line: LineAt, mut entry: Line, chunk: &Bytes<'_>, f: &mut Findings) {
         let state = &mut self.state;
         for mut fault in entry.tool_faults.drain(..) {
             fault.line = line.number;
@@ -374,19 +374,19 @@ impl Fold {
             exact,
         } = self;
         let nodes = std::mem::take(&mut state.nodes);
-        let sidechain = nodes.iter().filter(|n| n.has(Entry::SIDECHAIN)).count();
+        let sidechain = nodes.iter().filter(|n| n.has(Line::SIDECHAIN)).count();
         state.subagent = !nodes.is_empty() && sidechain == nodes.len();
         // The nodes that can be leaves: a main session's sidechain entries are not.
         let considered: Vec<bool> = nodes
             .iter()
-            .map(|n| state.subagent || !n.has(Entry::SIDECHAIN))
+            .map(|n| state.subagent || !n.has(Line::SIDECHAIN))
             .collect();
         if !state.subagent {
             state.sidechain_entries = sidechain as u64;
         }
         let step = |i: usize| -> Step {
             let n = &nodes[i];
-            if n.has(Entry::BOUNDARY) || n.parent == NONE {
+            if n.has(Line::BOUNDARY) || n.parent == NONE {
                 return Step::Root;
             }
             match node_of.get(n.parent as usize) {
@@ -416,7 +416,7 @@ impl Fold {
             .map(|i| i as u32)
             .collect();
         state.compactions = (0..nodes.len())
-            .filter(|&i| considered[i] && nodes[i].has(Entry::BOUNDARY))
+            .filter(|&i| considered[i] && nodes[i].has(Line::BOUNDARY))
             .count() as u64;
         let node = |u: u32| {
             node_of
@@ -428,7 +428,7 @@ impl Fold {
             state.chosen_missing = node(u).is_none();
         }
         state.dangling_first = nodes.first().is_some_and(|n| {
-            !n.has(Entry::BOUNDARY)
+            !n.has(Line::BOUNDARY)
                 && n.parent != NONE
                 && node_of.get(n.parent as usize).is_none_or(|&p| p == NONE)
         });
@@ -634,7 +634,7 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
     by_message.sort_unstable();
     // Results-only user nodes by their parent node, in line order.
     let mut by_parent: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| nodes[i].has(Entry::RESULTS_ONLY))
+        .filter(|&i| nodes[i].has(Line::RESULTS_ONLY))
         .filter_map(|i| {
             let p = *node_of.get(nodes[i].parent as usize)?;
             (p != NONE).then_some((p, i as u32))

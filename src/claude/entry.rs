@@ -65,7 +65,7 @@ impl Kind {
 
 /// A classified line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
+pub(crate) struct Line {
     pub kind: Kind,
     /// The raw `type` string, for counting an unknown kind.
     pub type_name: Span,
@@ -97,7 +97,7 @@ pub(crate) struct Entry {
     pub tool_faults: Vec<ToolFault>,
 }
 
-impl Entry {
+impl Line {
     /// `isSidechain: true`.
     pub const SIDECHAIN: u8 = 1;
     /// A `system` entry with `subtype` `compact_boundary`: the chain starts there.
@@ -119,9 +119,9 @@ impl Entry {
 pub(crate) struct Classifier;
 
 impl crate::pipeline::Classify for Classifier {
-    type Record = Entry;
+    type Record = Line;
 
-    fn classify(&self, line: &[u8], at: u64) -> Result<Entry, ParseError> {
+    fn classify(&self, line: &[u8], at: u64) -> Result<Line, ParseError> {
         classify(line, at)
     }
 }
@@ -147,7 +147,7 @@ struct Members {
     remote_session: Option<Range<usize>>,
 }
 
-fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
+fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
     let text = json::utf8(line)?;
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
@@ -197,7 +197,7 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
             .filter(|r| text.as_bytes()[r.start] == b'"')
             .map(span)
     };
-    let mut entry = Entry {
+    let mut entry = Line {
         kind,
         type_name: m.kind.as_ref().map(span).unwrap_or_default(),
         uuid: string_span(&m.uuid).filter(|s| s.len > 2),
@@ -225,18 +225,18 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
     };
     let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
     if is_true(&m.sidechain) {
-        entry.flags |= Entry::SIDECHAIN;
+        entry.flags |= Line::SIDECHAIN;
     }
     if is_true(&m.meta) {
-        entry.flags |= Entry::META;
+        entry.flags |= Line::META;
     }
     if kind == Kind::Assistant && is_true(&m.api_error) {
-        entry.flags |= Entry::API_ERROR;
+        entry.flags |= Line::API_ERROR;
     }
     if kind == Kind::System {
         match json::string_at(text, &m.subtype).as_deref() {
-            Some("compact_boundary") => entry.flags |= Entry::BOUNDARY,
-            Some("local_command") => entry.flags |= Entry::LOCAL_COMMAND,
+            Some("compact_boundary") => entry.flags |= Line::BOUNDARY,
+            Some("local_command") => entry.flags |= Line::LOCAL_COMMAND,
             _ => {}
         }
     }
@@ -252,13 +252,13 @@ fn classify(line: &[u8], at: u64) -> Result<Entry, ParseError> {
                 },
                 problem: r#"no object "message""#,
             })?;
-        entry.flags |= Entry::MESSAGE;
+        entry.flags |= Line::MESSAGE;
         let (id, results_only, faults) = message_facts(text, message);
         entry.tool_faults = faults;
         if kind == Kind::Assistant {
             entry.message_id = id.map(|r| span(&r));
         } else if results_only {
-            entry.flags |= Entry::RESULTS_ONLY;
+            entry.flags |= Line::RESULTS_ONLY;
         }
     }
     Ok(entry)
@@ -478,7 +478,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(e.kind, Kind::User);
-        assert_eq!(e.flags, Entry::MESSAGE | Entry::RESULTS_ONLY);
+        assert_eq!(e.flags, Line::MESSAGE | Line::RESULTS_ONLY);
         assert!(e.uuid.is_some() && e.parent.is_none());
         assert_eq!(
             classify(br#"{"type":"assistant","uuid":"a"}"#, 0),
@@ -492,6 +492,6 @@ mod tests {
             0,
         )
         .unwrap();
-        assert_eq!(b.flags, Entry::BOUNDARY | Entry::SIDECHAIN);
+        assert_eq!(b.flags, Line::BOUNDARY | Line::SIDECHAIN);
     }
 }

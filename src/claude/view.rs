@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::attach;
 use super::chain::{NONE, State};
-use super::entry::{self, BlockKind, Entry, Kind};
+use super::entry::{self, BlockKind, Kind, Line};
 use super::wire;
 use crate::intern::Strings;
 use crate::json;
@@ -366,8 +366,8 @@ impl<'s> View<'s> {
     ) -> io::Result<Option<Item>> {
         let n = &self.state.nodes[node as usize];
         let attachment = n.kind == Kind::Attachment;
-        let local_command = n.has(Entry::LOCAL_COMMAND);
-        if !(n.has(Entry::MESSAGE) || attachment || local_command) {
+        let local_command = n.has(Line::LOCAL_COMMAND);
+        if !(n.has(Line::MESSAGE) || attachment || local_command) {
             return Ok(None);
         }
         let read = read(self.state, node, reader)?;
@@ -407,7 +407,7 @@ impl<'s> View<'s> {
         let text = &read.text;
         if n.kind == Kind::Assistant {
             item.role = Role::Assistant;
-            if n.has(Entry::API_ERROR) {
+            if n.has(Line::API_ERROR) {
                 item.kind = ItemKind::ApiError;
             }
             let message = json::member(text, 0, "message");
@@ -447,7 +447,7 @@ impl<'s> View<'s> {
                 (Role::User, BlockKind::Text) => {
                     let local = body
                         .as_deref()
-                        .map_or(Local::None, |t| local_of(t, n.has(Entry::META)));
+                        .map_or(Local::None, |t| local_of(t, n.has(Line::META)));
                     if item.local == Local::None {
                         item.local = local;
                     }

@@ -44,7 +44,7 @@ fn rebuilt(item: Item) -> Item {
         Form::InterAgent | Form::Summary | Form::Rebuilt | Form::Owned => item,
     };
     kept.flags = item.flags & (Flags::USER | Flags::ROLE_USER);
-    kept.prep = super::item::Prep::default();
+    kept.prep = super::item::PrepCounts::default();
     kept.aux = item.aux;
     kept
 }

@@ -234,22 +234,22 @@ bitflags::bitflags! {
 
 /// Counts the report needs under the default preparation, so that it need not read items again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Prep(pub u32);
+pub(crate) struct PrepCounts(pub u32);
 
 /// How many of each a header counts exactly; past it, the report reads the item again.
 const COUNT_MAX: u32 = 0x7f;
 
-impl Prep {
+impl PrepCounts {
     const SATURATED: u32 = 1 << 31;
     const TRUNCATED: u32 = 1 << 30;
 
     /// The counts of an item under the default view: `audio` and `images` are the media parts
     /// left after resume preparation, which a view without those modalities then replaces.
-    pub fn new(truncated: bool, prepared: u32, resize: u32, audio: u32, images: u32) -> Prep {
+    pub fn new(truncated: bool, prepared: u32, resize: u32, audio: u32, images: u32) -> PrepCounts {
         if prepared.max(resize).max(audio).max(images) > COUNT_MAX {
-            return Prep(Self::SATURATED);
+            return PrepCounts(Self::SATURATED);
         }
-        Prep(u32::from(truncated) << 30 | prepared << 21 | resize << 14 | audio << 7 | images)
+        PrepCounts(u32::from(truncated) << 30 | prepared << 21 | resize << 14 | audio << 7 | images)
     }
 
     /// Too many parts to count in a header: the report reads the item again.
@@ -291,7 +291,7 @@ pub(crate) struct Item {
     pub len: u32,
     /// The call id of a call or output; the length of a user message's text (SPEC §2.2).
     pub aux: u32,
-    pub prep: Prep,
+    pub prep: PrepCounts,
     pub kind: ItemKind,
     form: u8,
     pub flags: Flags,
@@ -305,7 +305,7 @@ impl Item {
             at_src: u64::from(src) << OFFSET_BITS | (span.at & ((1 << OFFSET_BITS) - 1)),
             len: span.len,
             aux: 0,
-            prep: Prep::default(),
+            prep: PrepCounts::default(),
             kind,
             form: form as u8,
             flags: Flags::default(),
@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn prep_counts_round_trip_and_saturate() {
-        let p = Prep::new(true, 3, 2, 1, 127);
+        let p = PrepCounts::new(true, 3, 2, 1, 127);
         assert_eq!(
             (
                 p.truncated(),
@@ -481,8 +481,8 @@ mod tests {
             ),
             (true, 3, 2, 1, 127)
         );
-        assert!(Prep::new(false, 128, 0, 0, 0).saturated());
-        assert!(!Prep::default().saturated());
+        assert!(PrepCounts::new(false, 128, 0, 0, 0).saturated());
+        assert!(!PrepCounts::default().saturated());
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub(crate) const DEFAULT: &str = "gpt-6.1-sol";
 
 /// One catalog entry, as far as the view needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
+struct CatalogEntry {
     slug: &'static str,
     truncation: Policy,
     modalities: Modalities,
@@ -56,7 +56,7 @@ const TEXT_IMAGE: Modalities = Modalities {
 };
 
 /// Codex 0.169.0's bundled catalog, in its order.
-const CATALOG: &[Entry] = &[
+const CATALOG: &[CatalogEntry] = &[
     lite("gpt-6-astra"),
     lite("gpt-6.1-sol"),
     lite("gpt-6.1-terra"),
@@ -67,7 +67,7 @@ const CATALOG: &[Entry] = &[
     lite("gpt-5.6-luna"),
     lite("gpt-daybreak-blue-latest"),
     lite("gpt-daybreak-red-latest"),
-    Entry {
+    CatalogEntry {
         lite: false,
         ..lite("gpt-5.5")
     },
@@ -75,8 +75,8 @@ const CATALOG: &[Entry] = &[
 ];
 
 /// Every entry of the catalog has tokens:10000 and text and image input.
-const fn lite(slug: &'static str) -> Entry {
-    Entry {
+const fn lite(slug: &'static str) -> CatalogEntry {
+    CatalogEntry {
         slug,
         truncation: Policy::Tokens(10_000),
         modalities: TEXT_IMAGE,

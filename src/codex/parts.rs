@@ -202,7 +202,7 @@ impl Summary {
         if self.images + self.audio > 0 {
             item.flags.insert(Flags::MEDIA);
         }
-        item.prep = item::Prep::new(false, 0, 0, self.audio, self.images);
+        item.prep = item::PrepCounts::new(false, 0, 0, self.audio, self.images);
         if item.kind != ItemKind::Message {
             return;
         }

@@ -35,7 +35,7 @@ impl Default for Prep {
 
 /// One change preparation made to an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Change {
+pub(crate) enum Edit {
     /// R1 cut the output: its text bytes before and after.
     Truncated { before: u64, after: u64 },
     /// R2 replaced a media part with this placeholder.
@@ -52,7 +52,7 @@ pub(crate) enum Change {
 /// resize.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Prepared {
-    pub changes: Vec<Change>,
+    pub changes: Vec<Edit>,
     pub resize: u32,
     /// The indexes of the image parts replaced by a placeholder.
     pub replaced: Vec<u32>,
@@ -62,7 +62,7 @@ impl Prepared {
     pub fn truncated(&self) -> bool {
         self.changes
             .iter()
-            .any(|c| matches!(c, Change::Truncated { .. }))
+            .any(|c| matches!(c, Edit::Truncated { .. }))
     }
 
     /// Media parts replaced or rewritten.
@@ -70,7 +70,7 @@ impl Prepared {
         let media = self
             .changes
             .iter()
-            .filter(|c| !matches!(c, Change::Truncated { .. } | Change::Lowered));
+            .filter(|c| !matches!(c, Edit::Truncated { .. } | Edit::Lowered));
         media.count() as u32
     }
 }
@@ -107,7 +107,7 @@ pub(crate) fn may_change(item: &Item, prep: Prep) -> bool {
 
 /// The counts of an output whose `output` is the JSON string `raw` and that has no media: only
 /// R1 can touch it, and whether it cuts is told by the decoded length alone, without decoding.
-pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item::Prep> {
+pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item::PrepCounts> {
     let output = matches!(
         item.kind,
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
@@ -117,11 +117,11 @@ pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item
     }
     let policy = Prep::default().truncation?.serialization_budget();
     let cut = item.has(Flags::APPENDED) && !truncate::keeps(json::decoded_len(raw) as u64, policy);
-    Some(super::item::Prep::new(cut, 0, 0, 0, 0))
+    Some(super::item::PrepCounts::new(cut, 0, 0, 0, 0))
 }
 
-/// The counts the report needs of an item under the default view (see [`item::Prep`]).
-pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::Prep {
+/// The counts the report needs of an item under the default view (see [`item::PrepCounts`]).
+pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::PrepCounts {
     let mut out = Vec::new();
     let prepared = prepare(item, text, Prep::default(), Read::Header, &mut out);
     let (mut audio, mut images) = (item.prep.audio(), item.prep.images());
@@ -137,7 +137,7 @@ pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::Prep {
         audio = left.iter().filter(|p| p.kind == PartKind::Audio).count() as u32;
         images = left.iter().filter(|p| p.kind == PartKind::Image).count() as u32;
     }
-    super::item::Prep::new(
+    super::item::PrepCounts::new(
         prepared.truncated(),
         prepared.media(),
         prepared.resize,
@@ -197,7 +197,7 @@ fn fields(text: &str) -> Fields {
 }
 
 /// R1: the output cut to `budget` (already ×1.2), spliced into `out`; `None` if it fits.
-fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Change> {
+fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Edit> {
     let f = fields(text);
     let range = f.output.clone()?;
     let raw = &text[range.clone()];
@@ -221,7 +221,7 @@ fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Chan
     out.extend_from_slice(&text.as_bytes()[..range.start]);
     out.extend_from_slice(&replacement);
     out.extend_from_slice(&text.as_bytes()[range.end..]);
-    Some(Change::Truncated { before, after })
+    Some(Edit::Truncated { before, after })
 }
 
 /// R1 on an array output (`truncate_function_output_items_with_policy`): text parts spend the
@@ -363,7 +363,7 @@ fn prepare_media(
                 let lowered = detail == Detail::Original && !original_detail;
                 let image = media::image(&url, detail, read);
                 if lowered && !matches!(image.outcome, Outcome::Placeholder(_)) {
-                    prepared.changes.push(Change::Lowered);
+                    prepared.changes.push(Edit::Lowered);
                     if let Some(at) = json::member(text, part.range.start, "detail") {
                         edits.push((at, br#""high""#.to_vec()));
                     }
@@ -383,7 +383,7 @@ fn prepare_media(
         match outcome {
             Outcome::Keep => {}
             Outcome::Placeholder(placeholder) => {
-                prepared.changes.push(Change::Replaced(placeholder));
+                prepared.changes.push(Edit::Replaced(placeholder));
                 // Codex 0.169 marks an image's placeholder as its own, not an audio part's
                 // (live check with gpt-5.6-sol, fixture prep_audio).
                 if part.kind == PartKind::Image {
@@ -392,11 +392,11 @@ fn prepare_media(
                 edits.push((part.range.clone(), text_part(placeholder)));
             }
             Outcome::Reencoded(url) => {
-                prepared.changes.push(Change::Reencoded { resized });
+                prepared.changes.push(Edit::Reencoded { resized });
                 replace_member(text, &part.range, member, url.as_deref(), &mut edits);
             }
             Outcome::Url(url) => {
-                prepared.changes.push(Change::Rewritten {
+                prepared.changes.push(Edit::Rewritten {
                     audio: member == "audio_url",
                 });
                 replace_member(text, &part.range, member, Some(&url), &mut edits);

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::calls::{CallId, CallIds};
 use super::item::{Family, Item, Side};
 use super::plan::{Changes, synthetic_id};
-use super::prep::Change as PrepChange;
+use super::prep::Edit;
 use crate::text::plural;
 use crate::view::{Change, Entry, Origin, Sign};
 
@@ -102,22 +102,22 @@ pub(crate) fn changed(item: Item, at: usize, view_at: usize, changes: &Changes) 
         (0u64, 0u64, 0u64, 0u64, 0u64);
     for change in &changes.prepared.changes {
         match change {
-            PrepChange::Truncated { before, after } => said.push(format!(
+            Edit::Truncated { before, after } => said.push(format!(
                 "output truncated: {} → {} bytes",
                 thousands(*before),
                 thousands(*after)
             )),
-            PrepChange::Replaced(placeholder) => {
+            Edit::Replaced(placeholder) => {
                 match replaced.iter_mut().find(|(p, _)| p == placeholder) {
                     Some((_, n)) => *n += 1,
                     None => replaced.push((placeholder, 1)),
                 }
             }
-            PrepChange::Rewritten { audio: true } => audio += 1,
-            PrepChange::Rewritten { audio: false } => images += 1,
-            PrepChange::Reencoded { resized: true } => resized += 1,
-            PrepChange::Reencoded { resized: false } => gifs += 1,
-            PrepChange::Lowered => lowered += 1,
+            Edit::Rewritten { audio: true } => audio += 1,
+            Edit::Rewritten { audio: false } => images += 1,
+            Edit::Reencoded { resized: true } => resized += 1,
+            Edit::Reencoded { resized: false } => gifs += 1,
+            Edit::Lowered => lowered += 1,
         }
     }
     for (placeholder, n) in replaced {
