@@ -725,10 +725,9 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
     }
 }
 
-/// A reader that counts and hashes what passes through it: the report's size and SHA-256 of
-/// the input, taken in the one pass that reads it.
-/// The SHA-256 of an input as a pass reads it: 0.5 s a gigabyte, which on a thread of its own
-/// runs beside the parse instead of in front of it.
+/// The report's size and SHA-256 of the input, taken in the one pass that reads it. Hashing
+/// costs 0.5 s a gigabyte: on a thread of its own, it runs beside the parse instead of in front
+/// of it.
 mod digest {
     use std::io::{self, Read};
     use std::sync::mpsc;
