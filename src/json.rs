@@ -517,9 +517,9 @@ pub fn decoded_len(raw: &str) -> usize {
 }
 
 /// The offset of the first `\` of `bytes` at or after `from`. Runs between escapes are often a
-/// line of text, so the search takes a mask of 64 bytes at a time (see [`specials`]: in a
-/// string's text, a backslash is the only special JSON allows) rather than a searcher call per
-/// escape.
+/// line of text, so the search takes a mask of 64 bytes at a time (see [`specials`]) rather than
+/// a searcher call per escape. In a string's text a backslash is the only special JSON allows;
+/// in a whole JSON text the quotes are stepped over.
 fn next_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
     while from < bytes.len() {
         let mut mask = specials(bytes, from);
@@ -738,8 +738,8 @@ pub fn lone_surrogates_replaced(text: &str) -> Cow<'_, str> {
     };
     let mut out = String::new();
     let (mut copied, mut at) = (0, 0);
-    while let Some(found) = b.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
-        at += found;
+    while let Some(found) = next_backslash(b, at) {
+        at = found;
         match unit(at) {
             Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
             Some(0xD800..=0xDFFF) => {
