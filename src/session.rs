@@ -340,11 +340,14 @@ fn replay(
             // Parents are read root first, each up to its child's cut. A regular file is opened
             // here for its source and again when its turn comes, so that a lineage of any depth
             // holds one reader at a time; between the two it must stay the same file.
+            let open_parent = |parent: &codex::lineage::Parent| {
+                let name = parent.path.display().to_string();
+                let limit = Some(parent.base.end_offset);
+                open(&parent.path, &name, limit, load.snapshot)
+            };
             let mut readers = Vec::new();
             for parent in parents.iter().rev() {
-                let parent_name = parent.path.display().to_string();
-                let limit = Some(parent.base.end_offset);
-                let opened = open(&parent.path, &parent_name, limit, load.snapshot)?;
+                let opened = open_parent(parent)?;
                 let identity = file_identity(&parent.path);
                 // A stream (a FIFO) cannot be opened twice: its reader is kept.
                 let reader = identity.is_none().then_some(opened.reader);
@@ -361,12 +364,10 @@ fn replay(
                     Some(reader) => reader,
                     None => {
                         let parent = &parents[parents.len() - src];
-                        let parent_name = parent.path.display().to_string();
-                        let limit = Some(parent.base.end_offset);
-                        let again = open(&parent.path, &parent_name, limit, load.snapshot)?;
+                        let again = open_parent(parent)?;
                         if file_identity(&parent.path) != identity {
                             return Err(Failure::unusable(
-                                &parent_name,
+                                &sources_name(&parents, src),
                                 "changed while being read (replaced by another file)",
                             ));
                         }
