@@ -50,12 +50,14 @@ fn run() -> anyhow::Result<()> {
     let file = File::create(out).with_context(|| format!("creating {out}"))?;
     let mut out_file = BufWriter::with_capacity(1 << 20, file);
     let (mut written, mut copies, mut previous_last) = (0u64, 0u64, None::<String>);
+    // Each source line's own uuid, read once: a copy's is the fresh id it maps to.
+    let uuids: Vec<Option<String>> = lines.iter().map(|l| top_string(l, "uuid")).collect();
     let mut line_buf = String::new();
     while written < target {
         let mut ids = HashMap::new();
         let mut linked = false;
         let mut last = None;
-        for line in &lines {
+        for (line, uuid) in lines.iter().zip(&uuids) {
             line_buf.clear();
             fresh_ids(line, &session, copies, &mut ids, &mut line_buf);
             if !linked
@@ -65,8 +67,8 @@ fn run() -> anyhow::Result<()> {
                 line_buf.replace_range(at..at + 17, &format!(r#""parentUuid":"{parent}""#));
                 linked = true;
             }
-            if let Some(uuid) = top_string(&line_buf, "uuid") {
-                last = Some(uuid);
+            if let Some(uuid) = uuid {
+                last = Some(ids.get(uuid).unwrap_or(uuid).clone());
             }
             line_buf.push('\n');
             out_file.write_all(line_buf.as_bytes())?;
