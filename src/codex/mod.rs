@@ -18,6 +18,7 @@ pub(crate) mod plan;
 pub(crate) mod prep;
 pub(crate) mod record;
 pub(crate) mod reencode;
+pub(crate) mod resample;
 pub(crate) mod truncate;
 pub(crate) mod turns;
 pub(crate) mod typed;

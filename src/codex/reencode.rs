@@ -1,17 +1,16 @@
 //! The bytes of an image as Codex sends them on resume (`utils/image` and
 //! `core/src/image_preparation.rs` at the reference commit, checked against Codex 0.169.0): every
 //! data-URL image is decoded with the `image` crate; one over the limits of its `detail` is
-//! resized to fit them (a triangle filter, exact target dimensions) and re-encoded in its own
-//! format; a GIF is always re-encoded as PNG; any other image keeps its bytes. The crate and its
-//! codecs are pinned in Cargo.lock to the versions Codex builds with, since their encoders decide
-//! the bytes.
+//! resized to fit them (a triangle filter, exact target dimensions: [`super::resample`]) and
+//! re-encoded in its own format; a GIF is always re-encoded as PNG; any other image keeps its
+//! bytes. The crate and its codecs are pinned in Cargo.lock to the versions Codex builds with,
+//! since their encoders decide the bytes.
 
 use std::io::Cursor;
 
 use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::PngEncoder;
 use image::codecs::webp::WebPEncoder;
-use image::imageops::FilterType;
 use image::{
     ColorType, DynamicImage, GenericImageView, ImageDecoder, ImageEncoder, ImageFormat, ImageReader,
 };
@@ -67,7 +66,7 @@ pub(crate) fn prepare(bytes: &[u8], limits: Limits) -> Result<Sent, Unprocessabl
         }
         return encode(&decoded, ImageFormat::Png, icc, exif);
     }
-    let resized = decoded.resize_exact(target.0, target.1, FilterType::Triangle);
+    let resized = super::resample::resize(&decoded, target.0, target.1);
     let format = if passes { format } else { ImageFormat::Png };
     encode(&resized, format, icc, exif)
 }
