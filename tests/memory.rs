@@ -1,7 +1,7 @@
-//! Peak memory of rollcall on inputs that used to cost it far more than their size. One test,
-//! run alone in its own process: the kernel's count of a child's peak memory includes this
-//! process's at the moment it started the child, so this process stays small (inputs are
-//! written to files as they are made, never held).
+//! Peak memory of rollcall on inputs that used to cost it far more than their size. A binary of
+//! its own: the kernel's count of a child's peak memory includes this process's peak at the
+//! moment it started the child, so this process stays small (inputs are written to files as
+//! they are made, never held), and no other subject's tests run beside these.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -121,6 +121,84 @@ fn memory_per_line_and_per_item() {
     // The prompt is a text block too.
     assert_eq!(blocks(&json, br#""type":"text""#), MERGED + 1);
     assert_eq!(blocks(&text, b"block "), MERGED);
+}
+
+/// An endless line (hostile round two: `replay --report /dev/zero` died on an allocation) ends
+/// in little memory in every command, from a file and from standard input, with a lower cap
+/// than the default.
+#[test]
+fn endless_lines_stay_small() {
+    let commands: [&[&str]; 7] = [
+        &["replay"],
+        &["replay", "--report"],
+        &["replay", "--report", "--json"],
+        &["repair-view"],
+        &["repair-view", "--format", "text"],
+        &["repair-view", "--format", "json"],
+        &["repair-view", "--diff"],
+    ];
+    for args in commands {
+        for from_stdin in [false, true] {
+            let mut cmd = Command::new(binary());
+            cmd.args(["--max-line-bytes", "4194304"]).args(args);
+            if from_stdin {
+                cmd.arg("-").stdin(File::open("/dev/zero").unwrap());
+            } else {
+                cmd.arg("/dev/zero");
+            }
+            let out = run(&mut cmd, Duration::from_secs(60));
+            assert_eq!(out.status, 1, "{args:?} {from_stdin}: {}", out.stderr);
+            let peak = out.peak_kib;
+            assert!(peak < 64 << 10, "{args:?} stdin {from_stdin}: {peak} KiB");
+        }
+    }
+}
+
+/// A compressed rollout stops with a clear one-line error after a bounded amount of work, never
+/// hanging or filling the temporary folder.
+#[test]
+fn a_decompression_bomb_stops_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("codex/sessions/2026/05/01");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let path =
+        sessions.join("rollout-2026-05-01T10-00-00-019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10.jsonl.zst");
+    let mut encoder = zstd::Encoder::new(std::fs::File::create(&path).unwrap(), 3).unwrap();
+    encoder
+        .write_all(
+            br#"{"type":"session_meta","payload":{"id":"019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10"}}"#,
+        )
+        .unwrap();
+    encoder.write_all(b"\n").unwrap();
+    // One line of 72 MiB, just past the 64 MiB that is never judged: a few kilobytes.
+    let run_of = vec![b'x'; 1 << 20];
+    for _ in 0..72 {
+        encoder.write_all(&run_of).unwrap();
+    }
+    encoder.finish().unwrap();
+    let compressed = std::fs::metadata(&path).unwrap().len();
+    assert!(compressed < 64 << 10, "{compressed}");
+    let spool = dir.path().join("tmp");
+    std::fs::create_dir(&spool).unwrap();
+    for args in [&["replay", "--report"][..], &["repair-view"], &["scan"]] {
+        let mut cmd = std::process::Command::new(binary());
+        cmd.env("TMPDIR", &spool)
+            .env("CODEX_HOME", dir.path().join("codex"))
+            .env("CLAUDE_CONFIG_DIR", dir.path().join("none"))
+            .args(args);
+        if args[0] != "scan" {
+            cmd.arg(&path);
+        }
+        let out = run(&mut cmd, Duration::from_secs(60));
+        let said = format!("{}{}", out.stderr, String::from_utf8_lossy(&out.stdout));
+        assert!(said.contains("decompression bomb"), "{args:?}: {said}");
+        if args[0] != "scan" {
+            assert_eq!(out.status, 1, "{args:?}");
+            assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+        }
+        assert!(out.peak_kib < 96 << 10, "{args:?}: {} KiB", out.peak_kib);
+        assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+    }
 }
 
 /// Entries of the merged Claude Code message.

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 fn facts(kind: &str) -> Vec<Value> {
     let all: Vec<Value> =
-        serde_json::from_str(include_str!("data/codex_turns_upstream.json")).expect("JSON");
+        serde_json::from_str(include_str!("../data/codex_turns_upstream.json")).expect("JSON");
     let facts: Vec<Value> = all.into_iter().filter(|f| f["kind"] == kind).collect();
     assert!(!facts.is_empty(), "no {kind} facts");
     facts

@@ -6,8 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-mod common;
-use common::{backdate, binary, names_in, run, state_db};
+use crate::common::{backdate, binary, names_in, run, state_db};
 
 const THREAD: &str = "019c1f40-2b7e-7a9d-8c31-6d5e4f3a2b10";
 
@@ -29,7 +28,7 @@ fn home(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     (db, rollout)
 }
 
-fn rollcall(home: &Path, args: &[&str]) -> common::Run {
+fn rollcall(home: &Path, args: &[&str]) -> crate::common::Run {
     let mut cmd = std::process::Command::new(binary());
     cmd.env("CODEX_HOME", home)
         .env("CLAUDE_CONFIG_DIR", home.join("no-claude"))

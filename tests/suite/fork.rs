@@ -1,7 +1,7 @@
 //! Claude Code's forked subagents (SPEC §11.3.14): a subagent's transcript that starts with a
 //! `fork-context-ref` inherits its parent session's chain up to `parentLastUuid`, as Claude Code
 //! 2.1.328 hydrates it when the agent is messaged again (the stories' agent captures are what it
-//! sent; tests/captures.rs compares the views). These tests check what the report says of the
+//! sent; `captures.rs` compares the views). These tests check what the report says of the
 //! lineage: the files read, the inherited entries, and the findings when the parent is missing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

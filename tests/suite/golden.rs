@@ -6,7 +6,7 @@
 //!   views for those modalities; any other `view-<name>.jsonl` has its `repair-view` arguments
 //!   on a line `view-<name>.jsonl: ARGS` of the story's `args.txt`.
 //! - `report.txt`, `report.json`, `diff.txt`, `text.txt`: rendered output, reviewed when it
-//!   changes; `ROLLCALL_BLESS=1 cargo test --test golden` rewrites them.
+//!   changes; `ROLLCALL_BLESS=1 cargo test --test all golden::` rewrites them.
 //! - `stderr`: the input is unusable; every command must exit 1 with exactly this stderr.
 //!
 //! The log is the story's one other `*.jsonl` file (`rollout.jsonl` for Codex; a Claude Code
@@ -170,7 +170,7 @@ fn repair_view_prints_the_expected_view_for_each_modality() {
     let mut compared = 0;
     for input in fixtures().iter().filter(|i| usable(i)) {
         let views = views(input);
-        // A client's capture beside the log is its expected view (tests/captures.rs).
+        // A client's capture beside the log is its expected view (`captures.rs`).
         let captured = fs::read_dir(input.parent().expect("a story"))
             .expect("readable story")
             .flatten()

@@ -4,7 +4,7 @@
 //! keeps its bytes and modification time with no file created beside it. A proptest at the end
 //! feeds random bytes and random JSON-ish lines through the library in-process.
 //!
-//! Cases already covered by tests/cli.rs (missing file, directory, empty, /dev/null, stdin,
+//! Cases already covered by `cli.rs` (missing file, directory, empty, /dev/null, stdin,
 //! --strict, `| head -1` on the JSONL view, control characters) are not repeated here.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
 
@@ -20,9 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
-mod common;
-
-use common::{META, Scratch, backdate, binary, names_in, rollcall};
+use crate::common::{META, Scratch, backdate, binary, names_in, rollcall};
 use rollcall::testing::check_report_counts;
 
 /// Every command, so that each case goes through every path that reads the source.
@@ -428,7 +426,7 @@ fn stream_repeat(out: &mut impl Write, unit: &[u8], len: usize) {
 
 /// The size of the huge line in megabytes: 50 by default, because at 200 MB this test takes 36 s
 /// in the debug profile (about 9 s per command), against 8 s at 50 MB. The 200 MB case
-/// passes too: `ROLLCALL_HUGE_LINE_MB=200 cargo test --test hostile huge_line`.
+/// passes too: `ROLLCALL_HUGE_LINE_MB=200 cargo test --test all huge_line`.
 fn huge_line_bytes() -> usize {
     let megabytes = std::env::var("ROLLCALL_HUGE_LINE_MB").map_or(50, |mb| {
         mb.parse()

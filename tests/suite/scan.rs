@@ -3,7 +3,7 @@
 //! with what the scan must say about it.
 //!
 //! The tables are goldens in `tests/scan/`, rendered and reviewed; `ROLLCALL_BLESS=1 cargo test
-//! --test scan` rewrites them.
+//! --test all scan::` rewrites them.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // tests fail by panicking
 
 use std::fs;

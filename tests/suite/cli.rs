@@ -5,9 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-mod common;
-
-use common::{META, Scratch, rollcall, stderr_of};
+use crate::common::{META, Scratch, rollcall, stderr_of};
 
 fn one_line_error(path: &Path, args: &[&str], status: i32) -> String {
     let out = rollcall().args(args).arg(path).output().expect("runs");

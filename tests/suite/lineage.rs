@@ -15,8 +15,7 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-mod common;
-use common::state_db;
+use crate::common::state_db;
 
 /// A thread or rollout id, unique per `n` (UUIDv7-shaped, growing with `n`).
 fn id(n: u32) -> String {
