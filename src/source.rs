@@ -437,6 +437,15 @@ impl<'s> SpanReader<'s> {
         }
     }
 
+    /// A reader over the same sources whose reads take at least `block` bytes: for one
+    /// thread's share of spans that lie together.
+    pub fn sibling(&self, block: usize) -> SpanReader<'s> {
+        SpanReader {
+            block,
+            ..SpanReader::new(self.sources)
+        }
+    }
+
     /// The bytes of `span` in source `src`. Errors are [`ReadBack`] errors.
     pub fn read(&mut self, src: usize, span: Span) -> io::Result<&[u8]> {
         let end = span.end();

@@ -5,7 +5,7 @@
 //! root, a compaction boundary or a cycle. The history is that chain, root first, with the
 //! entries of each API response and the sibling tool results put back together.
 
-use super::entry::{Kind, Line};
+use super::entry::{Kind, Line, Within};
 use crate::findings::Findings;
 use crate::intern::Strings;
 use crate::json;
@@ -31,6 +31,9 @@ pub(crate) struct Node {
     /// The source its span points into: 0 for the file itself, 1 for the parent session a
     /// forked subagent inherits from.
     pub src: u8,
+    /// Where its message's `content` and `model` are in its line.
+    pub content: Option<Within>,
+    pub model: Option<Within>,
 }
 
 impl Node {
@@ -335,6 +338,8 @@ impl pipeline::Fold for Fold {
             kind: entry.kind,
             flags: entry.flags,
             src: 0,
+            content: entry.content,
+            model: entry.model,
         };
         // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
         // keeps its entries in a map by uuid: the last write wins, the first place stays).

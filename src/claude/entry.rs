@@ -93,8 +93,35 @@ pub(crate) struct Line {
     /// Code on the web this one was teleported from.
     pub remote_session: Option<Span>,
     pub flags: u8,
+    /// Where a message's `content` and `model` values are in the line, so that the view, reading
+    /// the entry again, goes straight to them.
+    pub content: Option<Within>,
+    pub model: Option<Within>,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
     pub tool_faults: Vec<ToolFault>,
+}
+
+/// A range of a line, in bytes from its start (lines are shorter than 4 GiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Within {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Within {
+    fn of(range: &Range<usize>) -> Within {
+        Within {
+            start: range.start as u32,
+            end: range.end as u32,
+        }
+    }
+
+    /// The range in `text`, if it lies on its characters (the text read again may not be the
+    /// one classified).
+    pub fn get(self, text: &str) -> Option<Range<usize>> {
+        let range = self.start as usize..self.end as usize;
+        text.get(range.clone()).map(|_| range)
+    }
 }
 
 impl Line {
@@ -221,6 +248,8 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
             .then(|| string_span(&m.remote_session))
             .flatten(),
         flags: 0,
+        content: None,
+        model: None,
         tool_faults: Vec::new(),
     };
     let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
@@ -253,8 +282,11 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
                 problem: r#"no object "message""#,
             })?;
         entry.flags |= Line::MESSAGE;
-        let (id, results_only, faults) = message_facts(text, message);
-        entry.tool_faults = faults;
+        let facts = message_facts(text, message);
+        entry.tool_faults = facts.faults;
+        entry.content = facts.content.as_ref().map(Within::of);
+        entry.model = facts.model.as_ref().map(Within::of);
+        let (id, results_only) = (facts.id, facts.results_only);
         if kind == Kind::Assistant {
             entry.message_id = id.map(|r| span(&r));
         } else if results_only {
@@ -264,29 +296,46 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
     Ok(entry)
 }
 
-/// A message's string `id`, whether its `content` is only `tool_result` blocks, and the faults
-/// of its `tool_use` blocks.
-fn message_facts(
-    text: &str,
-    message: Range<usize>,
-) -> (Option<Range<usize>>, bool, Vec<ToolFault>) {
+/// What the classifier reads of a message.
+struct MessageFacts {
+    /// Its string `id`.
+    id: Option<Range<usize>>,
+    content: Option<Range<usize>>,
+    model: Option<Range<usize>>,
+    /// Whether its `content` is only `tool_result` blocks.
+    results_only: bool,
+    /// The faults of its `tool_use` blocks.
+    faults: Vec<ToolFault>,
+}
+
+fn message_facts(text: &str, message: Range<usize>) -> MessageFacts {
     let mut p = Parser::new(text);
     p.seek(message.start);
-    let (mut id, mut content) = (None, None);
+    let (mut id, mut content, mut model) = (None, None, None);
     let _ = p.object(|p, key| {
         let slot = match &*json::key_name(key) {
             "id" => &mut id,
             "content" => &mut content,
+            "model" => &mut model,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
         Ok(true)
     });
     let id = id.filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"');
-    let mut blocks = content.map(|r| blocks(text, &r)).unwrap_or_default();
+    let mut blocks = content
+        .as_ref()
+        .map(|r| blocks(text, r))
+        .unwrap_or_default();
     let results_only = !blocks.is_empty() && blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
     let faults = blocks.iter_mut().filter_map(|b| b.fault.take()).map(|f| *f);
-    (id, results_only, faults.collect())
+    MessageFacts {
+        id,
+        content,
+        model,
+        results_only,
+        faults: faults.collect(),
+    }
 }
 
 /// A content block's kind.
@@ -308,6 +357,10 @@ pub(crate) struct Block {
     pub kind: BlockKind,
     pub id: Option<Range<usize>>,
     pub text: Option<Range<usize>>,
+    /// Its `name`, `input` and `content` values.
+    pub name: Option<Range<usize>>,
+    pub input: Option<Range<usize>>,
+    pub content: Option<Range<usize>>,
     /// A `tool_use` whose string `input` starts like JSON but does not parse, or whose `name`
     /// holds control characters.
     pub fault: Option<Box<ToolFault>>,
@@ -323,6 +376,9 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
             kind: BlockKind::Text,
             id: None,
             text: Some(value.clone()),
+            name: None,
+            input: None,
+            content: None,
             fault: None,
         }];
     }
@@ -339,12 +395,15 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
                 kind: BlockKind::Other,
                 id: None,
                 text: None,
+                name: None,
+                input: None,
+                content: None,
                 fault: None,
             });
             return Ok(true);
         }
         let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
-        let (mut name, mut input) = (None, None);
+        let (mut name, mut input, mut content) = (None, None, None);
         let range = p.object(|p, key| {
             let slot = match &*json::key_name(key) {
                 "type" => &mut kind,
@@ -353,6 +412,7 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
                 "text" => &mut body,
                 "name" => &mut name,
                 "input" => &mut input,
+                "content" => &mut content,
                 _ => return Ok(false),
             };
             *slot = Some(p.value()?);
@@ -382,6 +442,9 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
             kind,
             id,
             text: is_string(&body),
+            name,
+            input,
+            content,
             fault,
         });
         Ok(true)

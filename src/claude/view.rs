@@ -1,6 +1,7 @@
 //! The Claude Code prompt view: the Messages API `messages` Claude Code 2.1.328 sends when it
 //! resumes the history (SPEC §10, as §11.3 and docs/dialects.md correct it). The plan is made
-//! from block headers, read once, in a few linear steps:
+//! from block headers, read once (in parts, on every core, straight at the `content` the
+//! classifier found), in a few linear steps:
 //!
 //! 1. entries become items: user and assistant messages, `attachment` reminders, `local_command`
 //!    system entries as user text; empty assistant text, thinking of another model and
@@ -242,16 +243,15 @@ fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Rea
     if !(text.starts_with('{') && text.ends_with('}')) {
         return Err(crate::source::changed());
     }
-    let blocks = content_of(&text)
-        .map(|r| entry::blocks(&text, &r))
-        .unwrap_or_default();
+    // The classifier found the content: the entry is not parsed again to find it.
+    let blocks = match n.content {
+        Some(content) => {
+            let content = content.get(&text).ok_or_else(crate::source::changed)?;
+            entry::blocks(&text, &content)
+        }
+        None => Vec::new(),
+    };
     Ok(Read { text, blocks })
-}
-
-/// The range of `message.content` in an entry's text.
-fn content_of(text: &str) -> Option<std::ops::Range<usize>> {
-    let message = json::member(text, 0, "message")?;
-    json::member(text, message.start, "content")
 }
 
 /// Texts that open a local command, its output, its caveat or a shell escape: a user message of
@@ -309,6 +309,215 @@ impl Item {
     }
 }
 
+/// What one history entry gives the view, worked out on any thread: its item, if any, with its
+/// ids, model and texts still as text ([`View::adopt`] interns and owns them, in history order).
+struct Draft {
+    node: u32,
+    /// Its `Block::id`s index `ids`, its `Body::Owned` blocks `texts`.
+    item: Option<Item>,
+    /// The string ids of its blocks, decoded, in block order (dropped blocks' too).
+    ids: Vec<Vec<u8>>,
+    texts: Vec<String>,
+    /// An assistant entry's `message.model`, and whether it is the history's model so far.
+    model: Option<(String, bool)>,
+    /// Whitespace-only assistant texts dropped.
+    blanks: u32,
+}
+
+/// How many bytes of entries one thread drafts at a time, and how many such parts are drafted
+/// before they are adopted (memory stays a few parts' worth whatever the history's size).
+const PART_BYTES: u64 = 1 << 20;
+const PARTS_AT_ONCE: usize = 8;
+
+/// The history's drafts, in order, a batch of parts at a time: on every core when threads can
+/// start, each part read with one reader of its own.
+struct Drafts<'a, 's> {
+    state: &'a State,
+    reader: &'a SpanReader<'s>,
+    /// The history index the next part starts at.
+    next: usize,
+    part_bytes: u64,
+    parallel: bool,
+}
+
+impl<'a, 's> Drafts<'a, 's> {
+    fn new(state: &'a State, reader: &'a SpanReader<'s>, part_bytes: u64) -> Self {
+        Drafts {
+            state,
+            reader,
+            next: 0,
+            part_bytes,
+            parallel: crate::pipeline::threads_available(),
+        }
+    }
+
+    /// The history indices of the next part, and the bytes its entries span in the file.
+    fn part(&mut self) -> Option<(std::ops::Range<usize>, usize)> {
+        let history = &self.state.history;
+        let start = self.next;
+        let first = self.state.nodes[*history.get(start)? as usize];
+        let (mut bytes, mut end) = (0, start);
+        let mut extent = first.span.end();
+        while end < history.len() && bytes < self.part_bytes {
+            let n = &self.state.nodes[history[end] as usize];
+            bytes += u64::from(n.span.len);
+            if n.src == first.src && n.span.at >= first.span.at {
+                extent = extent.max(n.span.end());
+            }
+            end += 1;
+        }
+        self.next = end;
+        let extent = (extent - first.span.at).min(self.part_bytes.saturating_mul(4)) as usize;
+        Some((start..end, extent))
+    }
+}
+
+impl Iterator for Drafts<'_, '_> {
+    type Item = io::Result<Vec<Draft>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use rayon::prelude::*;
+        let at_once = if self.parallel { PARTS_AT_ONCE } else { 1 };
+        let parts: Vec<_> = std::iter::from_fn(|| self.part()).take(at_once).collect();
+        if parts.is_empty() {
+            return None;
+        }
+        let (state, reader) = (self.state, self.reader);
+        let one = |(range, extent): &(std::ops::Range<usize>, usize)| {
+            let mut reader = reader.sibling(*extent);
+            state.history[range.clone()]
+                .iter()
+                .map(|&node| draft(state, node, &mut reader))
+                .collect::<io::Result<Vec<Draft>>>()
+        };
+        let drafted: io::Result<Vec<Vec<Draft>>> = if self.parallel && parts.len() > 1 {
+            parts.par_iter().map(one).collect()
+        } else {
+            parts.iter().map(one).collect()
+        };
+        Some(drafted.map(|parts| parts.into_iter().flatten().collect()))
+    }
+}
+
+/// The draft of history node `node`'s entry (see [`Draft`]).
+fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Draft> {
+    let n = &state.nodes[node as usize];
+    let mut draft = Draft {
+        node,
+        item: None,
+        ids: Vec::new(),
+        texts: Vec::new(),
+        model: None,
+        blanks: 0,
+    };
+    let attachment = n.kind == Kind::Attachment;
+    let local_command = n.has(Line::LOCAL_COMMAND);
+    if !(n.has(Line::MESSAGE) || attachment || local_command) {
+        return Ok(draft);
+    }
+    let read = read(state, node, reader)?;
+    let mut item = Item {
+        role: Role::User,
+        kind: ItemKind::Message,
+        node,
+        message_id: n.message_id,
+        model: NONE,
+        blocks: Vec::new(),
+        local: Local::None,
+        prompt: false,
+    };
+    let own = |texts: &mut Vec<String>, text: String| {
+        texts.push(text);
+        Body::Owned((texts.len() - 1) as u32)
+    };
+    if attachment {
+        let Some(r) = json::member(&read.text, 0, "attachment") else {
+            return Ok(draft);
+        };
+        let value: Value = serde_json::from_str(&read.text[r]).unwrap_or(Value::Null);
+        for text in attach::render(&value) {
+            let body = own(&mut draft.texts, text);
+            item.blocks.push(Block::text(node, body));
+        }
+        item.kind = ItemKind::Attachment;
+        draft.item = (!item.blocks.is_empty()).then_some(item);
+        return Ok(draft);
+    }
+    if local_command {
+        let content = json::member(&read.text, 0, "content");
+        let Some(text) = json::string_at(&read.text, &content) else {
+            return Ok(draft);
+        };
+        item.local = local_of(&text, false);
+        item.prompt = item.local == Local::None;
+        let body = own(&mut draft.texts, text.into_owned());
+        item.blocks.push(Block::text(node, body));
+        draft.item = Some(item);
+        return Ok(draft);
+    }
+    let text = &read.text;
+    if n.kind == Kind::Assistant {
+        item.role = Role::Assistant;
+        if n.has(Line::API_ERROR) {
+            item.kind = ItemKind::ApiError;
+        }
+        let model = n.model.and_then(|m| m.get(text));
+        if let Some(m) = json::string_at(text, &model) {
+            let last = item.kind == ItemKind::Message && m != "<synthetic>";
+            draft.model = Some((m.into_owned(), last));
+        }
+    }
+    for (index, b) in read.blocks.iter().enumerate() {
+        let id =
+            b.id.as_ref()
+                .filter(|r| text.as_bytes()[r.start] == b'"')
+                .and_then(|r| json::decode_key(&text[r.clone()]))
+                .map_or(NONE, |key| {
+                    draft.ids.push(key.into_owned());
+                    (draft.ids.len() - 1) as u32
+                });
+        let mut block = Block::new(node, index as u32, b.kind, id, Body::Raw);
+        let body = json::string_at(text, &b.text);
+        match (item.role, b.kind) {
+            (Role::Assistant, BlockKind::Text)
+                if body.as_deref().is_some_and(|t| t.trim().is_empty()) =>
+            {
+                draft.blanks += 1;
+                continue;
+            }
+            (Role::Assistant, BlockKind::ToolUse) => block.edits = tool_use_edits(text, b),
+            (Role::User, BlockKind::ToolResult) => {
+                let (edits, loaded) = tool_result_edits(text, b);
+                block.edits = edits;
+                item.blocks.push(block);
+                if loaded {
+                    item.blocks.push(Block::text(node, Body::Text(TOOL_LOADED)));
+                }
+                continue;
+            }
+            (Role::User, BlockKind::Text) => {
+                let local = body
+                    .as_deref()
+                    .map_or(Local::None, |t| local_of(t, n.has(Line::META)));
+                if item.local == Local::None {
+                    item.local = local;
+                }
+                item.prompt |= local == Local::None
+                    && !body
+                        .as_deref()
+                        .is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
+            }
+            (Role::User, _) => item.prompt = true,
+            _ => {}
+        }
+        item.blocks.push(block);
+    }
+    if !(item.blocks.is_empty() && item.role == Role::Assistant) {
+        draft.item = Some(item);
+    }
+    Ok(draft)
+}
+
 impl<'s> View<'s> {
     /// Reads the history's entries and plans the view for the resuming `model` (default: the
     /// model of the last assistant entry, or [`DEFAULT_MODEL`] when that one is retired).
@@ -316,6 +525,16 @@ impl<'s> View<'s> {
         state: &'s State,
         reader: &mut SpanReader<'_>,
         model: Option<&str>,
+    ) -> io::Result<View<'s>> {
+        View::drafted(state, reader, model, PART_BYTES)
+    }
+
+    /// [`View::new`], the entries drafted in parts of `part_bytes`.
+    fn drafted(
+        state: &'s State,
+        reader: &SpanReader<'_>,
+        model: Option<&str>,
+        part_bytes: u64,
     ) -> io::Result<View<'s>> {
         let mut view = View {
             state,
@@ -335,9 +554,9 @@ impl<'s> View<'s> {
         // The model of the history's last assistant entry, a whitespace-only one too (SPEC
         // §11.3 rule 9), though the view drops that one.
         let mut last_model = None;
-        for &node in &state.history {
-            if let Some(item) = view.item(node, reader, &mut models, &mut last_model)? {
-                items.push(item);
+        for drafts in Drafts::new(state, reader, part_bytes) {
+            for draft in drafts? {
+                items.extend(view.adopt(draft, &mut models, &mut last_model));
             }
         }
         view.history_messages = count_messages(&items);
@@ -355,121 +574,48 @@ impl<'s> View<'s> {
         Ok(view)
     }
 
-    /// The item a history node becomes, if any. `last_model` becomes the model of an assistant
+    /// Takes the next history entry's draft: interns its ids and model, owns its texts, notes
+    /// what it drops, and gives its item, if any. `last_model` becomes the model of an assistant
     /// entry (not an API error, not `<synthetic>`), whether or not the view keeps the entry.
-    fn item(
+    fn adopt(
         &mut self,
-        node: u32,
-        reader: &mut SpanReader<'_>,
+        draft: Draft,
         models: &mut Strings,
         last_model: &mut Option<u32>,
-    ) -> io::Result<Option<Item>> {
-        let n = &self.state.nodes[node as usize];
-        let attachment = n.kind == Kind::Attachment;
-        let local_command = n.has(Line::LOCAL_COMMAND);
-        if !(n.has(Line::MESSAGE) || attachment || local_command) {
-            return Ok(None);
-        }
-        let read = read(self.state, node, reader)?;
-        let mut item = Item {
-            role: Role::User,
-            kind: ItemKind::Message,
+    ) -> Option<Item> {
+        let Draft {
+            item,
             node,
-            message_id: n.message_id,
-            model: NONE,
-            blocks: Vec::new(),
-            local: Local::None,
-            prompt: false,
-        };
-        if attachment {
-            let Some(r) = json::member(&read.text, 0, "attachment") else {
-                return Ok(None);
-            };
-            let value: Value = serde_json::from_str(&read.text[r]).unwrap_or(Value::Null);
-            for text in attach::render(&value) {
-                let at = self.own(text);
-                item.blocks.push(Block::text(node, Body::Owned(at)));
+            ids,
+            texts,
+            model,
+            blanks,
+        } = draft;
+        let model = model.map(|(m, last)| {
+            let m = models.intern(m.as_bytes());
+            if last {
+                *last_model = Some(m);
             }
-            item.kind = ItemKind::Attachment;
-            return Ok((!item.blocks.is_empty()).then_some(item));
+            m
+        });
+        let ids: Vec<u32> = ids.iter().map(|id| self.ids.intern(id)).collect();
+        for _ in 0..blanks {
+            self.dropped.push(Dropped::Blank { node });
         }
-        if local_command {
-            let content = json::member(&read.text, 0, "content");
-            let Some(text) = json::string_at(&read.text, &content) else {
-                return Ok(None);
-            };
-            item.local = local_of(&text, false);
-            item.prompt = item.local == Local::None;
-            let at = self.own(text.into_owned());
-            item.blocks.push(Block::text(node, Body::Owned(at)));
-            return Ok(Some(item));
-        }
-        let text = &read.text;
-        if n.kind == Kind::Assistant {
-            item.role = Role::Assistant;
-            if n.has(Line::API_ERROR) {
-                item.kind = ItemKind::ApiError;
+        let base = self.texts.len() as u32;
+        self.texts
+            .extend(texts.into_iter().map(String::into_boxed_str));
+        let mut item = item?;
+        item.model = model.unwrap_or(NONE);
+        for block in &mut item.blocks {
+            if block.id != NONE {
+                block.id = ids[block.id as usize];
             }
-            let message = json::member(text, 0, "message");
-            let model = message.and_then(|m| json::member(text, m.start, "model"));
-            if let Some(m) = json::string_at(text, &model) {
-                item.model = models.intern(m.as_bytes());
-                if item.kind == ItemKind::Message && m != "<synthetic>" {
-                    *last_model = Some(item.model);
-                }
+            if let Body::Owned(at) = &mut block.body {
+                *at += base;
             }
         }
-        for (index, b) in read.blocks.iter().enumerate() {
-            let id =
-                b.id.as_ref()
-                    .filter(|r| text.as_bytes()[r.start] == b'"')
-                    .and_then(|r| json::decode_key(&text[r.clone()]))
-                    .map_or(NONE, |key| self.ids.intern(&key));
-            let mut block = Block::new(node, index as u32, b.kind, id, Body::Raw);
-            let body = json::string_at(text, &b.text);
-            match (item.role, b.kind) {
-                (Role::Assistant, BlockKind::Text)
-                    if body.as_deref().is_some_and(|t| t.trim().is_empty()) =>
-                {
-                    self.dropped.push(Dropped::Blank { node });
-                    continue;
-                }
-                (Role::Assistant, BlockKind::ToolUse) => block.edits = tool_use_edits(text, b),
-                (Role::User, BlockKind::ToolResult) => {
-                    let (edits, loaded) = tool_result_edits(text, b);
-                    block.edits = edits;
-                    item.blocks.push(block);
-                    if loaded {
-                        item.blocks.push(Block::text(node, Body::Text(TOOL_LOADED)));
-                    }
-                    continue;
-                }
-                (Role::User, BlockKind::Text) => {
-                    let local = body
-                        .as_deref()
-                        .map_or(Local::None, |t| local_of(t, n.has(Line::META)));
-                    if item.local == Local::None {
-                        item.local = local;
-                    }
-                    item.prompt |= local == Local::None
-                        && !body
-                            .as_deref()
-                            .is_some_and(|t| LOCAL.iter().any(|l| t.starts_with(l)));
-                }
-                (Role::User, _) => item.prompt = true,
-                _ => {}
-            }
-            item.blocks.push(block);
-        }
-        if item.blocks.is_empty() && item.role == Role::Assistant {
-            return Ok(None);
-        }
-        Ok(Some(item))
-    }
-
-    fn own(&mut self, text: String) -> u32 {
-        self.texts.push(text.into_boxed_str());
-        (self.texts.len() - 1) as u32
+        Some(item)
     }
 
     /// The rules that remove entries or blocks before anything merges: thinking of another
@@ -1013,11 +1159,10 @@ fn local_of(text: &str, meta: bool) -> Local {
 /// The edits a tool use needs: `Task` is sent as `Agent`; a `SendMessage` input with `to` and
 /// `message` loses its legacy `type`, `recipient` and `content`.
 fn tool_use_edits(text: &str, b: &entry::Block) -> u8 {
-    let name = json::member(text, b.range.start, "name");
-    match json::string_at(text, &name).as_deref() {
+    match json::string_at(text, &b.name).as_deref() {
         Some("Task") => RENAME,
         Some("SendMessage") => {
-            let Some(input) = json::member(text, b.range.start, "input") else {
+            let Some(input) = &b.input else {
                 return 0;
             };
             let has = |m: &str| json::member(text, input.start, m).is_some();
@@ -1034,7 +1179,7 @@ fn tool_use_edits(text: &str, b: &entry::Block) -> u8 {
 /// The edits a tool result needs, and whether it loads a tool the client has (then Claude
 /// Code adds "Tool loaded." after it).
 fn tool_result_edits(text: &str, b: &entry::Block) -> (u8, bool) {
-    let Some(content) = json::member(text, b.range.start, "content") else {
+    let Some(content) = b.content.clone() else {
         return (0, false);
     };
     let raw = &text[content.clone()];
@@ -1181,6 +1326,39 @@ mod tests {
 
     fn filler() -> Value {
         a(vec![text(NO_RESPONSE)])
+    }
+
+    /// Parts are drafted on any thread and adopted in order: the view is the same whatever
+    /// the parts (one entry each, or one for the whole transcript), on every real transcript.
+    #[test]
+    fn the_view_does_not_depend_on_how_the_entries_are_split() {
+        let mut seen = 0;
+        for story in std::fs::read_dir("fixtures/claude").expect("fixtures") {
+            let story = story.expect("entry").path();
+            let Some(log) = std::fs::read_dir(&story).ok().and_then(|files| {
+                files.flatten().map(|f| f.path()).find(|p| {
+                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                    name.len() == 42 && name.ends_with(".jsonl")
+                })
+            }) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&log).expect("a transcript");
+            let lines: Vec<String> = text.lines().map(String::from).collect();
+            let (state, sources) = super::super::testing::replayed(&lines);
+            let reader = SpanReader::new(&sources);
+            let shown = |part_bytes| {
+                let v = View::drafted(&state, &reader, None, part_bytes).expect("a view");
+                let ids: Vec<&[u8]> = (0..v.ids.len() as u32).map(|i| v.ids.get(i)).collect();
+                format!(
+                    "{:?} {ids:?} {:?} {:?} {:?} {:?} {:?} {}",
+                    v.messages, v.texts, v.missing, v.orphans, v.dropped, v.incomplete, v.model
+                )
+            };
+            assert!(shown(1) == shown(u64::MAX), "{}", log.display());
+            seen += 1;
+        }
+        assert!(seen >= 10, "only {seen} transcripts");
     }
 
     #[test]
