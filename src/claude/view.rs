@@ -23,7 +23,7 @@ use std::io;
 use serde_json::Value;
 
 use super::attach;
-use super::chain::{NONE, State};
+use super::chain::{NONE, Node, State};
 use super::entry::{self, BlockKind, Kind, Line};
 use super::wire;
 use crate::intern::Strings;
@@ -237,21 +237,32 @@ struct Read {
 }
 
 fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Read> {
+    let text = entry_text(state, node, reader)?.to_owned();
+    let blocks = blocks_of(&state.nodes[node as usize], &text)?;
+    Ok(Read { text, blocks })
+}
+
+/// The text of a node's entry, read again: an error if it is no longer a JSON object.
+fn entry_text<'r>(state: &State, node: u32, reader: &'r mut SpanReader<'_>) -> io::Result<&'r str> {
     let n = &state.nodes[node as usize];
     let bytes = reader.read(usize::from(n.src), n.span)?;
-    let text = String::from_utf8(bytes.to_vec()).map_err(|_| crate::source::changed())?;
+    let text = std::str::from_utf8(bytes).map_err(|_| crate::source::changed())?;
     if !(text.starts_with('{') && text.ends_with('}')) {
         return Err(crate::source::changed());
     }
-    // The classifier found the content: the entry is not parsed again to find it.
-    let blocks = match n.content {
+    Ok(text)
+}
+
+/// The blocks of a node's message, from its entry's `text`. The classifier found the content:
+/// the entry is not parsed again to find it.
+fn blocks_of(n: &Node, text: &str) -> io::Result<Vec<entry::Block>> {
+    Ok(match n.content {
         Some(content) => {
-            let content = content.get(&text).ok_or_else(crate::source::changed)?;
-            entry::blocks(&text, &content)
+            let content = content.get(text).ok_or_else(crate::source::changed)?;
+            entry::blocks(text, &content)
         }
         None => Vec::new(),
-    };
-    Ok(Read { text, blocks })
+    })
 }
 
 /// Texts that open a local command, its output, its caveat or a shell escape: a user message of
@@ -415,7 +426,7 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
     if !(n.has(Line::MESSAGE) || attachment || local_command) {
         return Ok(draft);
     }
-    let read = read(state, node, reader)?;
+    let text = entry_text(state, node, reader)?;
     let mut item = Item {
         role: Role::User,
         kind: ItemKind::Message,
@@ -431,10 +442,10 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         Body::Owned((texts.len() - 1) as u32)
     };
     if attachment {
-        let Some(r) = json::member(&read.text, 0, "attachment") else {
+        let Some(r) = json::member(text, 0, "attachment") else {
             return Ok(draft);
         };
-        let value: Value = serde_json::from_str(&read.text[r]).unwrap_or(Value::Null);
+        let value: Value = serde_json::from_str(&text[r]).unwrap_or(Value::Null);
         for text in attach::render(&value) {
             let body = own(&mut draft.texts, text);
             item.blocks.push(Block::text(node, body));
@@ -444,8 +455,8 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         return Ok(draft);
     }
     if local_command {
-        let content = json::member(&read.text, 0, "content");
-        let Some(text) = json::string_at(&read.text, &content) else {
+        let content = json::member(text, 0, "content");
+        let Some(text) = json::string_at(text, &content) else {
             return Ok(draft);
         };
         item.local = local_of(&text, false);
@@ -455,7 +466,6 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         draft.item = Some(item);
         return Ok(draft);
     }
-    let text = &read.text;
     if n.kind == Kind::Assistant {
         item.role = Role::Assistant;
         if n.has(Line::API_ERROR) {
@@ -467,7 +477,7 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
             draft.model = Some((m.into_owned(), last));
         }
     }
-    for (index, b) in read.blocks.iter().enumerate() {
+    for (index, b) in blocks_of(n, text)?.iter().enumerate() {
         let id =
             b.id.as_ref()
                 .filter(|r| text.as_bytes()[r.start] == b'"')
@@ -554,10 +564,23 @@ impl<'s> View<'s> {
         // The model of the history's last assistant entry, a whitespace-only one too (SPEC
         // §11.3 rule 9), though the view drops that one.
         let mut last_model = None;
-        for drafts in Drafts::new(state, reader, part_bytes) {
-            for draft in drafts? {
-                items.extend(view.adopt(draft, &mut models, &mut last_model));
-            }
+        // Each batch is adopted while the next one is drafted.
+        let mut drafts = Drafts::new(state, reader, part_bytes);
+        let parallel = drafts.parallel;
+        let mut ready = drafts.next();
+        while let Some(batch) = ready {
+            let batch = batch?;
+            let adopt = || {
+                for draft in batch {
+                    items.extend(view.adopt(draft, &mut models, &mut last_model));
+                }
+            };
+            ready = if parallel {
+                rayon::join(|| drafts.next(), adopt).0
+            } else {
+                adopt();
+                drafts.next()
+            };
         }
         view.history_messages = count_messages(&items);
         view.incomplete = incomplete(&items);
