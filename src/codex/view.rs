@@ -19,19 +19,6 @@ use crate::json::{self, Parser};
 use crate::source::SpanReader;
 use crate::view::{Change, Entry, Origin, PromptView, Shape};
 
-/// How many bytes of items (and at most how many steps) one thread makes entries of at a time,
-/// and how many such parts are made before they are printed: memory stays a few parts' worth.
-const PART_BYTES: u64 = 1 << 20;
-const PART_STEPS: usize = 4096;
-const PARTS_AT_ONCE: usize = 8;
-
-/// The entries of one part: their texts one after another, and where each ends.
-#[derive(Default)]
-struct Made {
-    bytes: Vec<u8>,
-    ends: Vec<(Origin, usize)>,
-}
-
 /// One bit per call id.
 #[derive(Debug, Clone, Default)]
 struct Bits(Vec<u64>);
@@ -255,77 +242,23 @@ impl<'s> View<'s> {
         Ok(changes)
     }
 
-    /// The view's entries, in order: made on the pool in parts of at most `part_steps` steps
-    /// (and about `PART_BYTES` of items), or here, one at a time, with `None`.
+    /// The view's entries, in order (see [`crate::view::entries_in_parts`]): preparing a long
+    /// output decodes, cuts and encodes it, so entries are made on every core.
     fn entries_in_parts(
         &self,
         reader: &mut SpanReader<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
         part_steps: Option<usize>,
     ) -> io::Result<()> {
-        let Some(part_steps) = part_steps else {
-            let mut text = Vec::new();
-            for step in self.steps() {
-                if let Some(origin) = self.entry_text(step, reader, &mut text)? {
-                    each(Entry {
-                        origin,
-                        text: &text,
-                    })?;
-                }
-            }
-            return Ok(());
-        };
-        // Entries are made in parts of about `PART_BYTES` of items, a batch of parts at a
-        // time on every core (preparing a long output decodes, cuts and encodes it), and
-        // printed in order.
-        use rayon::prelude::*;
         let history = &self.state.history;
-        let mut steps = self.steps();
-        let reader = &*reader;
-        loop {
-            let mut parts: Vec<(Vec<Step>, u64)> = Vec::new();
-            while parts.len() < PARTS_AT_ONCE {
-                let (mut part, mut bytes) = (Vec::new(), 0);
-                while bytes < PART_BYTES && part.len() < part_steps {
-                    let Some(step) = steps.next() else { break };
-                    if let Step::Item(i) | Step::Insert(i, _) = step {
-                        bytes += u64::from(history[i].len);
-                    }
-                    part.push(step);
-                }
-                if part.is_empty() {
-                    break;
-                }
-                parts.push((part, bytes));
-            }
-            if parts.is_empty() {
-                return Ok(());
-            }
-            let made: io::Result<Vec<Made>> = parts
-                .par_iter()
-                .map(|(part, bytes)| {
-                    let mut reader = reader.sibling((*bytes).clamp(64 << 10, 4 << 20) as usize);
-                    let (mut made, mut text) = (Made::default(), Vec::new());
-                    for &step in part {
-                        if let Some(origin) = self.entry_text(step, &mut reader, &mut text)? {
-                            made.bytes.extend_from_slice(&text);
-                            made.ends.push((origin, made.bytes.len()));
-                        }
-                    }
-                    Ok(made)
-                })
-                .collect();
-            for made in made? {
-                let mut start = 0;
-                for (origin, end) in made.ends {
-                    each(Entry {
-                        origin,
-                        text: &made.bytes[start..end],
-                    })?;
-                    start = end;
-                }
-            }
-        }
+        let bytes = |step: &Step| match *step {
+            Step::Item(i) | Step::Insert(i, _) => u64::from(history[i].len),
+            Step::Remove(_) | Step::Drop(_) => 0,
+        };
+        let make = |step: &Step, reader: &mut SpanReader<'_>, out: &mut Vec<u8>| {
+            self.entry_text(*step, reader, out)
+        };
+        crate::view::entries_in_parts(self.steps(), bytes, make, reader, each, part_steps)
     }
 
     /// Writes the JSON text of a step's entry into `out`; `None` for a removed item.
@@ -549,7 +482,7 @@ impl PromptView for View<'_> {
         each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
         let parallel = crate::pipeline::threads_available();
-        self.entries_in_parts(reader, each, parallel.then_some(PART_STEPS))
+        self.entries_in_parts(reader, each, parallel.then_some(crate::view::PART_STEPS))
     }
 
     fn changes(
