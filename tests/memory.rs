@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{META, Scratch, binary, run};
+use common::{META, SESSION_COMMANDS, Scratch, binary, run};
 use serde_json::{Value, json};
 
 /// Writes `head`, then `unit` `n` times (joined by `sep`), then `tail`, to `path`.
@@ -128,16 +128,7 @@ fn memory_per_line_and_per_item() {
 /// than the default.
 #[test]
 fn endless_lines_stay_small() {
-    let commands: [&[&str]; 7] = [
-        &["replay"],
-        &["replay", "--report"],
-        &["replay", "--report", "--json"],
-        &["repair-view"],
-        &["repair-view", "--format", "text"],
-        &["repair-view", "--format", "json"],
-        &["repair-view", "--diff"],
-    ];
-    for args in commands {
+    for args in SESSION_COMMANDS {
         for from_stdin in [false, true] {
             let mut cmd = Command::new(binary());
             cmd.args(["--max-line-bytes", "4194304"]).args(args);

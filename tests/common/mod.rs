@@ -15,6 +15,17 @@ use assert_cmd::Command;
 /// session_meta, Codex, and so rollcall, would ignore them: SPEC §11.2).
 pub const META: &str = r#"{"type":"session_meta","thread_id":"thread-1"}"#;
 
+/// Every command that reads one session, in each of its output forms.
+pub const SESSION_COMMANDS: [&[&str]; 7] = [
+    &["replay"],
+    &["replay", "--report"],
+    &["replay", "--report", "--json"],
+    &["repair-view"],
+    &["repair-view", "--format", "text"],
+    &["repair-view", "--format", "json"],
+    &["repair-view", "--diff"],
+];
+
 /// The binary, with colour off so outputs compare as text.
 pub fn rollcall() -> Command {
     let mut cmd = Command::cargo_bin("rollcall").expect("binary built");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::common::{META, Run, Scratch, binary, run};
+use crate::common::{META, Run, SESSION_COMMANDS, Scratch, binary, run};
 use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -272,16 +272,7 @@ fn scan_and_lookup_follow_links_to_anything() {
 /// finding, in every command, from a file and from standard input, in little memory.
 #[test]
 fn endless_lines() {
-    let commands: [&[&str]; 7] = [
-        &["replay"],
-        &["replay", "--report"],
-        &["replay", "--report", "--json"],
-        &["repair-view"],
-        &["repair-view", "--format", "text"],
-        &["repair-view", "--format", "json"],
-        &["repair-view", "--diff"],
-    ];
-    for args in commands {
+    for args in SESSION_COMMANDS {
         for from_stdin in [false, true] {
             let mut cmd = rollcall();
             cmd.args(["--max-line-bytes", "4194304"]).args(args);
