@@ -164,7 +164,6 @@ struct Members {
     sidechain: Option<Range<usize>>,
     timestamp: Option<Range<usize>>,
     subtype: Option<Range<usize>>,
-    message: Option<Range<usize>>,
     meta: Option<Range<usize>>,
     api_error: Option<Range<usize>>,
     leaf_uuid: Option<Range<usize>>,
@@ -186,8 +185,20 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
         return Err(ParseError::NotObject);
     }
     let mut m = Members::default();
+    // The message is walked once, in place: its facts are read on the way.
+    let mut facts = None;
     p.object(|p, key| {
-        let slot = match &*json::key_name(key) {
+        let name = json::key_name(key);
+        if &*name == "message" {
+            facts = if p.peek() == Some(b'{') {
+                Some(message_facts(p, text)?)
+            } else {
+                p.value()?;
+                None
+            };
+            return Ok(true);
+        }
+        let slot = match &*name {
             "type" => &mut m.kind,
             "uuid" => &mut m.uuid,
             "parentUuid" => &mut m.parent,
@@ -196,7 +207,6 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
             "isSidechain" => &mut m.sidechain,
             "timestamp" => &mut m.timestamp,
             "subtype" => &mut m.subtype,
-            "message" => &mut m.message,
             "isMeta" => &mut m.meta,
             "isApiErrorMessage" => &mut m.api_error,
             "leafUuid" => &mut m.leaf_uuid,
@@ -270,19 +280,16 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
         }
     }
     if matches!(kind, Kind::User | Kind::Assistant) {
-        let message = m
-            .message
-            .filter(|r| text.as_bytes()[r.start] == b'{')
-            .ok_or(ParseError::Shape {
-                kind: if kind == Kind::User {
-                    "user"
-                } else {
-                    "assistant"
-                },
-                problem: r#"no object "message""#,
-            })?;
+        // The facts are those of the last `message`, when it is an object.
+        let facts = facts.ok_or(ParseError::Shape {
+            kind: if kind == Kind::User {
+                "user"
+            } else {
+                "assistant"
+            },
+            problem: r#"no object "message""#,
+        })?;
         entry.flags |= Line::MESSAGE;
-        let facts = message_facts(text, message);
         entry.tool_faults = facts.faults;
         entry.content = facts.content.as_ref().map(Within::of);
         entry.model = facts.model.as_ref().map(Within::of);
@@ -297,6 +304,7 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
 }
 
 /// What the classifier reads of a message.
+#[derive(Default)]
 struct MessageFacts {
     /// Its string `id`.
     id: Option<Range<usize>>,
@@ -308,34 +316,33 @@ struct MessageFacts {
     faults: Vec<ToolFault>,
 }
 
-fn message_facts(text: &str, message: Range<usize>) -> MessageFacts {
-    let mut p = Parser::new(text);
-    p.seek(message.start);
+/// The facts of the message object the parser is at, walked in place.
+fn message_facts(p: &mut Parser<'_>, text: &str) -> json::Result<MessageFacts> {
     let (mut id, mut content, mut model) = (None, None, None);
-    let _ = p.object(|p, key| {
-        let slot = match &*json::key_name(key) {
-            "id" => &mut id,
-            "content" => &mut content,
-            "model" => &mut model,
+    let mut blocks = Vec::new();
+    p.object(|p, key| {
+        match &*json::key_name(key) {
+            "id" => id = Some(p.value()?),
+            "model" => model = Some(p.value()?),
+            "content" => {
+                // The last `content` counts, as everywhere.
+                blocks.clear();
+                content = Some(walk_blocks(p, text, &mut blocks)?);
+            }
             _ => return Ok(false),
-        };
-        *slot = Some(p.value()?);
+        }
         Ok(true)
-    });
+    })?;
     let id = id.filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"');
-    let mut blocks = content
-        .as_ref()
-        .map(|r| blocks(text, r))
-        .unwrap_or_default();
     let results_only = !blocks.is_empty() && blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
     let faults = blocks.iter_mut().filter_map(|b| b.fault.take()).map(|f| *f);
-    MessageFacts {
+    Ok(MessageFacts {
         id,
         content,
         model,
         results_only,
         faults: faults.collect(),
-    }
+    })
 }
 
 /// A content block's kind.
@@ -371,16 +378,7 @@ pub(crate) struct Block {
 pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
     let raw = &text[value.clone()];
     if raw.starts_with('"') {
-        return vec![Block {
-            range: value.clone(),
-            kind: BlockKind::Text,
-            id: None,
-            text: Some(value.clone()),
-            name: None,
-            input: None,
-            content: None,
-            fault: None,
-        }];
+        return vec![text_block(value.clone())];
     }
     let mut found = Vec::new();
     if !raw.starts_with('[') {
@@ -388,68 +386,100 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
     }
     let mut p = Parser::new(text);
     p.seek(value.start);
-    let _ = p.array(|p| {
-        if p.peek() != Some(b'{') {
-            found.push(Block {
-                range: p.value()?,
-                kind: BlockKind::Other,
-                id: None,
-                text: None,
-                name: None,
-                input: None,
-                content: None,
-                fault: None,
-            });
-            return Ok(true);
-        }
-        let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
-        let (mut name, mut input, mut content) = (None, None, None);
-        let range = p.object(|p, key| {
-            let slot = match &*json::key_name(key) {
-                "type" => &mut kind,
-                "id" => &mut id,
-                "tool_use_id" => &mut tool_use_id,
-                "text" => &mut body,
-                "name" => &mut name,
-                "input" => &mut input,
-                "content" => &mut content,
-                _ => return Ok(false),
-            };
-            *slot = Some(p.value()?);
-            Ok(true)
-        })?;
-        let is_string = |r: &Option<Range<usize>>| {
-            r.clone()
-                .filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"')
-        };
-        let (kind, id) = match json::string_at(text, &kind).as_deref() {
-            Some("tool_use") => (BlockKind::ToolUse, is_string(&id)),
-            Some("tool_result") => (BlockKind::ToolResult, tool_use_id),
-            Some("text") => (BlockKind::Text, None),
-            Some("thinking" | "redacted_thinking") => (BlockKind::Thinking, None),
-            _ => (BlockKind::Other, None),
-        };
-        let fault = (kind == BlockKind::ToolUse)
-            .then(|| {
-                let raw = |r: &Option<Range<usize>>| r.as_ref().map(|r| &text[r.clone()]);
-                let json = toolcall::Arguments::Json;
-                toolcall::check(raw(&name), raw(&input), "tool_use", "input", json)
-            })
-            .flatten()
-            .map(Box::new);
-        found.push(Block {
-            range,
-            kind,
-            id,
-            text: is_string(&body),
-            name,
-            input,
-            content,
-            fault,
-        });
-        Ok(true)
-    });
+    let _ = walk_blocks(&mut p, text, &mut found);
     found
+}
+
+/// A string content: one text block.
+fn text_block(range: Range<usize>) -> Block {
+    Block {
+        range: range.clone(),
+        kind: BlockKind::Text,
+        id: None,
+        text: Some(range),
+        name: None,
+        input: None,
+        content: None,
+        fault: None,
+    }
+}
+
+/// The blocks of the `content` value the parser is at, walked in place (as [`blocks`] reads
+/// them) into `found`; returns the value's range.
+fn walk_blocks(
+    p: &mut Parser<'_>,
+    text: &str,
+    found: &mut Vec<Block>,
+) -> json::Result<Range<usize>> {
+    match p.peek() {
+        Some(b'"') => {
+            let range = p.value()?;
+            found.push(text_block(range.clone()));
+            Ok(range)
+        }
+        Some(b'[') => p.array(|p| {
+            if p.peek() != Some(b'{') {
+                found.push(Block {
+                    range: p.value()?,
+                    kind: BlockKind::Other,
+                    id: None,
+                    text: None,
+                    name: None,
+                    input: None,
+                    content: None,
+                    fault: None,
+                });
+                return Ok(true);
+            }
+            let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
+            let (mut name, mut input, mut content) = (None, None, None);
+            let range = p.object(|p, key| {
+                let slot = match &*json::key_name(key) {
+                    "type" => &mut kind,
+                    "id" => &mut id,
+                    "tool_use_id" => &mut tool_use_id,
+                    "text" => &mut body,
+                    "name" => &mut name,
+                    "input" => &mut input,
+                    "content" => &mut content,
+                    _ => return Ok(false),
+                };
+                *slot = Some(p.value()?);
+                Ok(true)
+            })?;
+            let is_string = |r: &Option<Range<usize>>| {
+                r.clone()
+                    .filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"')
+            };
+            let (kind, id) = match json::string_at(text, &kind).as_deref() {
+                Some("tool_use") => (BlockKind::ToolUse, is_string(&id)),
+                Some("tool_result") => (BlockKind::ToolResult, tool_use_id),
+                Some("text") => (BlockKind::Text, None),
+                Some("thinking" | "redacted_thinking") => (BlockKind::Thinking, None),
+                _ => (BlockKind::Other, None),
+            };
+            let fault = (kind == BlockKind::ToolUse)
+                .then(|| {
+                    let raw = |r: &Option<Range<usize>>| r.as_ref().map(|r| &text[r.clone()]);
+                    let json = toolcall::Arguments::Json;
+                    toolcall::check(raw(&name), raw(&input), "tool_use", "input", json)
+                })
+                .flatten()
+                .map(Box::new);
+            found.push(Block {
+                range,
+                kind,
+                id,
+                text: is_string(&body),
+                name,
+                input,
+                content,
+                fault,
+            });
+            Ok(true)
+        }),
+        _ => p.value(),
+    }
 }
 
 /// An ISO 8601 time (`2026-01-02T03:04:05.678Z`, an offset instead of `Z`, or none for UTC) in
