@@ -23,12 +23,78 @@ pub(crate) struct Entry<'a> {
     pub text: &'a [u8],
 }
 
-/// How many bytes of input (and at most how many steps) one thread makes entries of at a
-/// time, and how many such parts are made before they are printed: memory stays a few parts'
+/// How many bytes of input (and at most how many steps) one thread works on at a time, and
+/// how many such parts are worked on before their results are taken: memory stays a few parts'
 /// worth whatever the view's size.
-const PART_BYTES: u64 = 1 << 20;
+pub(crate) const PART_BYTES: u64 = 1 << 20;
 pub(crate) const PART_STEPS: usize = 4096;
 const PARTS_AT_ONCE: usize = 8;
+
+/// Works on `steps` in parts of at most `part_steps` steps and about `part_bytes` of input (as
+/// `bytes` counts a step; a step of `part_bytes` or more is a part of its own), each part read
+/// with a reader of its own, and hands each part's result to `take`, in order. With `parallel`,
+/// a batch of parts is worked on the pool while this thread takes the batch before it; else
+/// each part in turn, here.
+pub(crate) fn in_parts<T: Send + Sync, R: Send>(
+    steps: impl Iterator<Item = T>,
+    (part_bytes, part_steps): (u64, usize),
+    bytes: impl Fn(&T) -> u64,
+    work: impl Fn(&[T], &mut SpanReader<'_>) -> io::Result<R> + Sync,
+    reader: &SpanReader<'_>,
+    parallel: bool,
+    mut take: impl FnMut(R) -> io::Result<()>,
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    let mut steps = steps.peekable();
+    let mut batch = || {
+        let mut parts: Vec<(Vec<T>, u64)> = Vec::new();
+        let at_once = if parallel { PARTS_AT_ONCE } else { 1 };
+        while parts.len() < at_once && steps.peek().is_some() {
+            let (mut part, mut size) = (Vec::new(), 0);
+            while size < part_bytes && part.len() < part_steps {
+                match steps.peek() {
+                    Some(next) if part.is_empty() || bytes(next) < part_bytes => {}
+                    _ => break,
+                }
+                let Some(step) = steps.next() else { break };
+                size += bytes(&step);
+                part.push(step);
+            }
+            parts.push((part, size));
+        }
+        (!parts.is_empty()).then_some(parts)
+    };
+    let run = |parts: Vec<(Vec<T>, u64)>| -> io::Result<Vec<R>> {
+        let one = |(part, size): &(Vec<T>, u64)| {
+            let mut reader = reader.sibling((*size).clamp(64 << 10, 4 << 20) as usize);
+            work(part, &mut reader)
+        };
+        if parallel && parts.len() > 1 {
+            parts.par_iter().map(one).collect()
+        } else {
+            parts.iter().map(one).collect()
+        }
+    };
+    let mut ready = batch().map(run);
+    while let Some(results) = ready {
+        let results = results?;
+        let next = batch();
+        let mut taken = Ok(());
+        ready = if parallel && next.is_some() {
+            let mut worked = None;
+            rayon::in_place_scope(|scope| {
+                scope.spawn(|_| worked = next.map(run));
+                taken = results.into_iter().try_for_each(&mut take);
+            });
+            worked
+        } else {
+            taken = results.into_iter().try_for_each(&mut take);
+            next.map(run)
+        };
+        taken?;
+    }
+    Ok(())
+}
 
 /// The entries of one part: their texts one after another, and where each ends.
 #[derive(Default)]
@@ -37,11 +103,10 @@ struct Made {
     ends: Vec<(Origin, usize)>,
 }
 
-/// Hands `each` the entry `make` writes for every step, in order. With `part_steps`, the
-/// entries are made on the pool, in parts of at most that many steps and about `PART_BYTES`
-/// of input (as `bytes` counts a step), each part read with a reader of its own; with `None`,
-/// here, one at a time. `make` gives an entry's origin, or `None` for a step with no entry.
-pub(crate) fn entries_in_parts<T: Sync>(
+/// Hands `each` the entry `make` writes for every step, in order ([`in_parts`] with
+/// `part_steps`, one at a time here with `None`). `make` gives an entry's origin, or `None` for
+/// a step with no entry.
+pub(crate) fn entries_in_parts<T: Send + Sync>(
     steps: impl Iterator<Item = T>,
     bytes: impl Fn(&T) -> u64,
     make: impl Fn(&T, &mut SpanReader<'_>, &mut Vec<u8>) -> io::Result<Option<Origin>> + Sync,
@@ -49,9 +114,8 @@ pub(crate) fn entries_in_parts<T: Sync>(
     each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
     part_steps: Option<usize>,
 ) -> io::Result<()> {
-    use rayon::prelude::*;
-    let mut text = Vec::new();
     let Some(part_steps) = part_steps else {
+        let mut text = Vec::new();
         for step in steps {
             if let Some(origin) = make(&step, reader, &mut text)? {
                 each(Entry {
@@ -62,54 +126,34 @@ pub(crate) fn entries_in_parts<T: Sync>(
         }
         return Ok(());
     };
-    let mut steps = steps.peekable();
-    let reader = &*reader;
-    while steps.peek().is_some() {
-        let mut parts: Vec<(Vec<T>, u64)> = Vec::new();
-        while parts.len() < PARTS_AT_ONCE && steps.peek().is_some() {
-            let (mut part, mut size) = (Vec::new(), 0);
-            while size < PART_BYTES && part.len() < part_steps {
-                // A large step starts a part of its own, so that its text is never copied.
-                match steps.peek() {
-                    Some(next) if part.is_empty() || bytes(next) < PART_BYTES => {}
-                    _ => break,
+    let work = |part: &[T], reader: &mut SpanReader<'_>| {
+        let (mut made, mut text) = (Made::default(), Vec::new());
+        for step in part {
+            if let Some(origin) = make(step, reader, &mut text)? {
+                // A part's first text is handed over, not copied: a large step is alone.
+                if made.bytes.is_empty() {
+                    std::mem::swap(&mut made.bytes, &mut text);
+                } else {
+                    made.bytes.extend_from_slice(&text);
                 }
-                let Some(step) = steps.next() else { break };
-                size += bytes(&step);
-                part.push(step);
-            }
-            parts.push((part, size));
-        }
-        let made: io::Result<Vec<Made>> = parts
-            .par_iter()
-            .map(|(part, size)| {
-                let mut reader = reader.sibling((*size).clamp(64 << 10, 4 << 20) as usize);
-                let (mut made, mut text) = (Made::default(), Vec::new());
-                for step in part {
-                    if let Some(origin) = make(step, &mut reader, &mut text)? {
-                        if made.bytes.is_empty() {
-                            std::mem::swap(&mut made.bytes, &mut text);
-                        } else {
-                            made.bytes.extend_from_slice(&text);
-                        }
-                        made.ends.push((origin, made.bytes.len()));
-                    }
-                }
-                Ok(made)
-            })
-            .collect();
-        for made in made? {
-            let mut start = 0;
-            for (origin, end) in made.ends {
-                each(Entry {
-                    origin,
-                    text: &made.bytes[start..end],
-                })?;
-                start = end;
+                made.ends.push((origin, made.bytes.len()));
             }
         }
-    }
-    Ok(())
+        Ok(made)
+    };
+    let print = |made: Made| {
+        let mut start = 0;
+        for (origin, end) in made.ends {
+            each(Entry {
+                origin,
+                text: &made.bytes[start..end],
+            })?;
+            start = end;
+        }
+        Ok(())
+    };
+    let sizes = (PART_BYTES, part_steps);
+    in_parts(steps, sizes, bytes, work, reader, true, print)
 }
 
 /// What the diff shows of one change.

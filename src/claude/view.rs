@@ -335,81 +335,6 @@ struct Draft {
     blanks: u32,
 }
 
-/// How many bytes of entries one thread drafts at a time, and how many such parts are drafted
-/// before they are adopted (memory stays a few parts' worth whatever the history's size).
-const PART_BYTES: u64 = 1 << 20;
-const PARTS_AT_ONCE: usize = 8;
-
-/// The history's drafts, in order, a batch of parts at a time: on every core when threads can
-/// start, each part read with one reader of its own.
-struct Drafts<'a, 's> {
-    state: &'a State,
-    reader: &'a SpanReader<'s>,
-    /// The history index the next part starts at.
-    next: usize,
-    part_bytes: u64,
-    parallel: bool,
-}
-
-impl<'a, 's> Drafts<'a, 's> {
-    fn new(state: &'a State, reader: &'a SpanReader<'s>, part_bytes: u64) -> Self {
-        Drafts {
-            state,
-            reader,
-            next: 0,
-            part_bytes,
-            parallel: crate::pipeline::threads_available(),
-        }
-    }
-
-    /// The history indices of the next part, and the bytes its entries span in the file.
-    fn part(&mut self) -> Option<(std::ops::Range<usize>, usize)> {
-        let history = &self.state.history;
-        let start = self.next;
-        let first = self.state.nodes[*history.get(start)? as usize];
-        let (mut bytes, mut end) = (0, start);
-        let mut extent = first.span.end();
-        while end < history.len() && bytes < self.part_bytes {
-            let n = &self.state.nodes[history[end] as usize];
-            bytes += u64::from(n.span.len);
-            if n.src == first.src && n.span.at >= first.span.at {
-                extent = extent.max(n.span.end());
-            }
-            end += 1;
-        }
-        self.next = end;
-        let extent = (extent - first.span.at).min(self.part_bytes.saturating_mul(4)) as usize;
-        Some((start..end, extent))
-    }
-}
-
-impl Iterator for Drafts<'_, '_> {
-    type Item = io::Result<Vec<Draft>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        use rayon::prelude::*;
-        let at_once = if self.parallel { PARTS_AT_ONCE } else { 1 };
-        let parts: Vec<_> = std::iter::from_fn(|| self.part()).take(at_once).collect();
-        if parts.is_empty() {
-            return None;
-        }
-        let (state, reader) = (self.state, self.reader);
-        let one = |(range, extent): &(std::ops::Range<usize>, usize)| {
-            let mut reader = reader.sibling(*extent);
-            state.history[range.clone()]
-                .iter()
-                .map(|&node| draft(state, node, &mut reader))
-                .collect::<io::Result<Vec<Draft>>>()
-        };
-        let drafted: io::Result<Vec<Vec<Draft>>> = if self.parallel && parts.len() > 1 {
-            parts.par_iter().map(one).collect()
-        } else {
-            parts.iter().map(one).collect()
-        };
-        Some(drafted.map(|parts| parts.into_iter().flatten().collect()))
-    }
-}
-
 /// The draft of history node `node`'s entry (see [`Draft`]).
 fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Draft> {
     let n = &state.nodes[node as usize];
@@ -536,7 +461,7 @@ impl<'s> View<'s> {
         reader: &mut SpanReader<'_>,
         model: Option<&str>,
     ) -> io::Result<View<'s>> {
-        View::drafted(state, reader, model, PART_BYTES)
+        View::drafted(state, reader, model, crate::view::PART_BYTES)
     }
 
     /// [`View::new`], the entries drafted in parts of `part_bytes`.
@@ -564,24 +489,23 @@ impl<'s> View<'s> {
         // The model of the history's last assistant entry, a whitespace-only one too (SPEC
         // §11.3 rule 9), though the view drops that one.
         let mut last_model = None;
-        // Each batch is adopted while the next one is drafted.
-        let mut drafts = Drafts::new(state, reader, part_bytes);
-        let parallel = drafts.parallel;
-        let mut ready = drafts.next();
-        while let Some(batch) = ready {
-            let batch = batch?;
-            let adopt = || {
-                for draft in batch {
-                    items.extend(view.adopt(draft, &mut models, &mut last_model));
-                }
-            };
-            ready = if parallel {
-                rayon::join(|| drafts.next(), adopt).0
-            } else {
-                adopt();
-                drafts.next()
-            };
-        }
+        // Entries are drafted in parts on every core, each batch adopted in history order while
+        // the next one is drafted.
+        let bytes = |&node: &u32| u64::from(state.nodes[node as usize].span.len);
+        let work = |nodes: &[u32], reader: &mut SpanReader<'_>| {
+            let drafts = nodes.iter().map(|&node| draft(state, node, reader));
+            drafts.collect::<io::Result<Vec<Draft>>>()
+        };
+        let adopt = |drafts: Vec<Draft>| {
+            for draft in drafts {
+                items.extend(view.adopt(draft, &mut models, &mut last_model));
+            }
+            Ok(())
+        };
+        let history = state.history.iter().copied();
+        let sizes = (part_bytes, crate::view::PART_STEPS);
+        let parallel = crate::pipeline::threads_available();
+        crate::view::in_parts(history, sizes, bytes, work, reader, parallel, adopt)?;
         view.history_messages = count_messages(&items);
         view.incomplete = incomplete(&items);
         view.model = match model {
