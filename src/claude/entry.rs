@@ -304,7 +304,6 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
 }
 
 /// What the classifier reads of a message.
-#[derive(Default)]
 struct MessageFacts {
     /// Its string `id`.
     id: Option<Range<usize>>,
