@@ -12,7 +12,7 @@ use clap_complete::Shell;
 use crate::codex::models::Modalities;
 use crate::codex::truncate::Policy;
 use crate::homes::Homes;
-use crate::session::Load;
+use crate::session::{Digest, Load};
 use crate::source::Input;
 
 const EXAMPLES: &str = "\
@@ -182,6 +182,11 @@ pub struct ReplayArgs {
     /// With --report: print the report as one JSON object (implies --report).
     #[arg(long)]
     pub json: bool,
+
+    /// With --report: also take the SHA-256 of the input as it is read, to tie the report to
+    /// those exact bytes (implies --report; costs about 0.5 s a GiB).
+    #[arg(long)]
+    pub sha256: bool,
 }
 
 #[derive(Debug, Args)]
@@ -387,9 +392,14 @@ impl Cli {
             Command::Repair(args) => !args.input.no_lineage,
             Command::Scan(_) | Command::Completions { .. } | Command::Man { .. } => true,
         };
+        let digest = match &self.command {
+            Command::Replay(args) if args.sha256 => Digest::Sha256,
+            Command::Replay(args) if args.report || args.json => Digest::Size,
+            _ => Digest::Nothing,
+        };
         let task = match self.command {
             Command::Replay(args) => {
-                let job = if args.report || args.json {
+                let job = if args.report || args.json || args.sha256 {
                     Job::Report { json: args.json }
                 } else {
                     Job::History
@@ -435,13 +445,6 @@ impl Cli {
             Command::Man { command } => Task::Man(command),
         };
         let snapshot = !matches!(task, Task::Scan(_));
-        let digest = matches!(
-            task,
-            Task::Rollout {
-                job: Job::Report { .. },
-                ..
-            }
-        );
         Config {
             task,
             color,

@@ -104,8 +104,8 @@ pub(crate) struct Findings {
     pub bom: bool,
     /// Lines that are not valid UTF-8 (parse errors too).
     pub invalid_utf8_lines: u64,
-    /// The input's size and SHA-256, when they were asked for.
-    pub digest: Option<(u64, [u8; 32])>,
+    /// The input's size, and its SHA-256, when they were asked for.
+    pub digest: Option<(u64, Option<[u8; 32]>)>,
 }
 
 impl Findings {

@@ -186,6 +186,17 @@ impl PromptView for AnyView<'_> {
     }
 }
 
+/// What the report says of the input itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Digest {
+    Nothing,
+    /// The bytes read.
+    Size,
+    /// The bytes read and their SHA-256 (`--sha256`): SHA-256 runs at about 2 GB/s on one
+    /// core, slower than the rest of the pass, so it is taken only when asked for.
+    Sha256,
+}
+
 /// How loading runs, decided once from the command line.
 #[derive(Debug, Clone, Copy)]
 pub struct Load {
@@ -197,8 +208,8 @@ pub struct Load {
     /// from it is a true snapshot whatever happens to the file meanwhile. Larger files, and
     /// scan (which prints no item), read the file again instead.
     pub snapshot: bool,
-    /// Count the input's bytes and take their SHA-256 as they are read, for the report.
-    pub digest: bool,
+    /// What the report says of the input itself, measured as it is read.
+    pub digest: Digest,
     /// A Claude Code session's entry to resume from instead of the client's leaf (`--leaf`).
     pub leaf: Option<uuid::Uuid>,
 }
@@ -212,7 +223,7 @@ impl Load {
             max_line,
             lineage: false,
             snapshot: false,
-            digest: false,
+            digest: Digest::Nothing,
             leaf: None,
         }
     }
@@ -547,7 +558,7 @@ impl Sniffed {
     /// are read when it is one that copies.
     fn run<C, F>(
         self,
-        digest: bool,
+        digest: Digest,
         source: &Source,
         classify: &C,
         fold: &mut F,
@@ -563,11 +574,15 @@ impl Sniffed {
             source,
         };
         let reader = io::Cursor::new(self.peeked).chain(tee);
-        if !digest {
-            return pipeline::run(reader, self.bounded, classify, fold, findings, options);
-        }
+        let sha256 = match digest {
+            Digest::Nothing => {
+                return pipeline::run(reader, self.bounded, classify, fold, findings, options);
+            }
+            Digest::Size => false,
+            Digest::Sha256 => true,
+        };
         let mut size = 0;
-        let hash = digest::of(reader, &mut size, options.threads, |reader| {
+        let hash = digest::of(reader, &mut size, sha256, options.threads, |reader| {
             pipeline::run(reader, self.bounded, classify, fold, findings, options)
         })?;
         findings.digest = Some((size, hash));
@@ -740,17 +755,27 @@ mod digest {
     const BLOCK: usize = 1 << 20;
     const WAITING: usize = 4;
 
-    /// Runs `pass` over `reader` and returns the SHA-256 of what it read; `size` counts the
-    /// bytes. With `threads`, the hashing runs on a thread of its own (inline when none can be
-    /// started).
+    /// Runs `pass` over `reader`, counting the bytes it reads into `size`, and returns their
+    /// SHA-256 when `sha256`. With `threads`, the hashing runs on a thread of its own (inline
+    /// when none can be started).
     pub(super) fn of<R: Read + Send>(
         reader: R,
         size: &mut u64,
+        sha256: bool,
         threads: bool,
         pass: impl FnOnce(Digesting<'_, R>) -> io::Result<()>,
-    ) -> io::Result<[u8; 32]> {
+    ) -> io::Result<Option<[u8; 32]>> {
+        if !sha256 {
+            let to = To::Nowhere;
+            pass(Digesting {
+                inner: reader,
+                size,
+                to,
+            })?;
+            return Ok(None);
+        }
         if !threads {
-            return inline(reader, size, pass);
+            return inline(reader, size, pass).map(Some);
         }
         let (send, blocks) = mpsc::sync_channel::<Vec<u8>>(WAITING);
         let (give_back, spare) = mpsc::channel();
@@ -764,7 +789,7 @@ mod digest {
                 <[u8; 32]>::from(hash.finalize())
             });
             let Ok(hasher) = hasher else {
-                return inline(reader, size, pass);
+                return inline(reader, size, pass).map(Some);
             };
             // The pass drops the reader when done, which closes the channel: the hashing thread
             // ends once it has hashed what was sent.
@@ -776,7 +801,8 @@ mod digest {
             });
             let hash = hasher.join();
             passed?;
-            hash.map_err(|_| io::Error::other("the hashing thread failed"))
+            hash.map(Some)
+                .map_err(|_| io::Error::other("the hashing thread failed"))
         })
     }
 
@@ -795,7 +821,7 @@ mod digest {
         Ok(hash.finalize().into())
     }
 
-    /// A reader that has what it reads hashed.
+    /// A reader that counts what it reads, and has it hashed.
     pub(super) struct Digesting<'s, R> {
         inner: R,
         size: &'s mut u64,
@@ -803,6 +829,8 @@ mod digest {
     }
 
     enum To<'s> {
+        /// Counted only.
+        Nowhere,
         Inline(&'s mut Sha256),
         /// To the hashing thread, in blocks of at most [`BLOCK`] bytes, whose buffers come back.
         Beside {
@@ -816,6 +844,7 @@ mod digest {
             let n = self.inner.read(buf)?;
             *self.size += n as u64;
             match &mut self.to {
+                To::Nowhere => {}
                 To::Inline(hash) => hash.update(&buf[..n]),
                 To::Beside { send, spare } => {
                     for part in buf[..n].chunks(BLOCK) {

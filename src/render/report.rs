@@ -156,12 +156,13 @@ fn loading(report: &Report<'_>, paint: Paint, none: &str) -> Vec<Row> {
         .collect();
     listed.extend(more(r.parse_errors, SHOWN));
     let mut rows = Vec::new();
-    if let (Some(size), Some(sha256)) = (r.size, &r.sha256) {
+    if let Some(size) = r.size {
         let bytes = plural(size, "byte", "bytes");
-        rows.push(Row::new(
-            "input",
-            format!("{size} {bytes}, sha256 {sha256}"),
-        ));
+        let input = match &r.sha256 {
+            Some(sha256) => format!("{size} {bytes}, sha256 {sha256}"),
+            None => format!("{size} {bytes}"),
+        };
+        rows.push(Row::new("input", input));
     }
     rows.push(Row::new("lines", lines));
     rows.push(Row::new("parse errors", errors).under(listed));

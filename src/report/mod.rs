@@ -15,8 +15,8 @@ use crate::session::{AnyView, Session, State};
 /// What reading the lines found, the same for every dialect.
 #[derive(Debug, Serialize)]
 pub(crate) struct Loading<'a> {
-    /// The input's size in bytes and its SHA-256 (lowercase hex), as read: what the report is
-    /// of, to tie it to the exact bytes.
+    /// The input's size in bytes and, with `--sha256`, its SHA-256 (lowercase hex), as read:
+    /// what the report is of, to tie it to the exact bytes.
     pub size: Option<u64>,
     pub sha256: Option<String>,
     pub lines: u64,
@@ -37,7 +37,8 @@ impl<'a> Loading<'a> {
             size: f.digest.map(|(size, _)| size),
             sha256: f
                 .digest
-                .map(|(_, hash)| hash.iter().map(|b| format!("{b:02x}")).collect()),
+                .and_then(|(_, hash)| hash)
+                .map(|hash| hash.iter().map(|b| format!("{b:02x}")).collect()),
             lines: f.lines,
             blank_lines: f.blank_lines,
             records: f.records,

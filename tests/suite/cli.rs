@@ -346,8 +346,9 @@ fn an_orphan_result_without_an_id_is_listed_as_null() {
     );
 }
 
-/// The report is tied to the exact bytes it read: their count and SHA-256, from a file (BOM and
-/// all), from standard input, and for the decompressed text of a `.jsonl.zst`.
+/// The report is tied to the exact bytes it read: their count, and with `--sha256` their
+/// SHA-256, from a file (BOM and all), from standard input, and for the decompressed text of a
+/// `.jsonl.zst`.
 #[test]
 fn the_report_names_the_size_and_sha256_of_what_it_read() {
     use sha2::Digest;
@@ -365,34 +366,37 @@ fn the_report_names_the_size_and_sha256_of_what_it_read() {
         (vec!["-"], Some(bom.clone())),
         (vec![zst.to_str().unwrap()], None),
     ] {
-        let mut cmd = rollcall();
-        cmd.args(["replay", "--report", "--json"]).args(&args);
-        if let Some(bytes) = stdin {
-            cmd.write_stdin(bytes);
+        for (flags, sha256) in [
+            (&["--json", "--sha256"][..], serde_json::json!(hex(&bom))),
+            (&["--json"], serde_json::Value::Null),
+        ] {
+            let mut cmd = rollcall();
+            cmd.args(["replay"]).args(flags).args(&args);
+            if let Some(bytes) = &stdin {
+                cmd.write_stdin(bytes.clone());
+            }
+            let out = cmd.output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+            let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["size"], bom.len(), "{args:?} {flags:?}");
+            assert_eq!(report["sha256"], sha256, "{args:?} {flags:?}");
         }
-        let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(report["size"], bom.len(), "{args:?}");
-        assert_eq!(report["sha256"], hex(&bom), "{args:?}");
     }
-    let human = rollcall()
-        .args([
-            "replay",
-            "--report",
-            "fixtures/codex/crlf_bom/rollout.jsonl",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(human.stdout).unwrap();
+    let human = |flag| {
+        let out = rollcall()
+            .args(["replay", flag, "fixtures/codex/crlf_bom/rollout.jsonl"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let with = human("--sha256");
+    let input = format!("input            {} bytes", bom.len());
     assert!(
-        text.contains(&format!(
-            "input            {} bytes, sha256 {}",
-            bom.len(),
-            hex(&bom)
-        )),
-        "{text}"
+        with.contains(&format!("{input}, sha256 {}\n", hex(&bom))),
+        "{with}"
     );
+    let without = human("--report");
+    assert!(without.contains(&format!("{input}\n")), "{without}");
 }
 
 /// Issue 22: a Claude Code `tool_use` whose `input` is a string that starts like JSON and does
