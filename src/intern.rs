@@ -11,6 +11,9 @@ use hashbrown::HashTable;
 pub(crate) struct Strings {
     bytes: Vec<u8>,
     ends: Vec<u64>,
+    /// The hash of each string, so that growing the table does not hash every string again
+    /// (that was half of the interning of a large Claude Code transcript).
+    hashes: Vec<u64>,
     table: HashTable<u32>,
     /// Keyed by the process, so that crafted ids cannot make lookups slow.
     hasher: std::hash::RandomState,
@@ -34,16 +37,19 @@ impl Strings {
         let Strings {
             bytes,
             ends,
+            hashes,
             table,
-            hasher,
+            ..
         } = self;
-        if let Some(&index) = table.find(hash, |&i| nth(bytes, ends, i) == key) {
+        let same = |&i: &u32| hashes[i as usize] == hash && nth(bytes, ends, i) == key;
+        if let Some(&index) = table.find(hash, same) {
             return index;
         }
         let index = ends.len() as u32;
         bytes.extend_from_slice(key);
         ends.push(bytes.len() as u64);
-        table.insert_unique(hash, index, |&i| hasher.hash_one(nth(bytes, ends, i)));
+        hashes.push(hash);
+        table.insert_unique(hash, index, |&i| hashes[i as usize]);
         index
     }
 

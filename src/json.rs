@@ -466,7 +466,7 @@ pub fn member_cut(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
 pub fn decode_str(raw: &str) -> Option<Cow<'_, str>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     // Without escapes, the text is the source's own (valid UTF-8 already: not checked again).
-    if !has_escape(inner) {
+    if !has_escape(inner.as_bytes()) {
         return Some(Cow::Borrowed(inner));
     }
     let bytes = decode_key(raw)?.into_owned();
@@ -537,12 +537,12 @@ fn next_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
 }
 
 /// Whether a string's text (quotes stripped) holds a `\` escape.
-fn has_escape(inner: &str) -> bool {
+fn has_escape(inner: &[u8]) -> bool {
     // Most decoded strings are short keys and ids: a plain loop beats a memchr call there.
     if inner.len() < 32 {
-        inner.bytes().any(|b| b == b'\\')
+        inner.contains(&b'\\')
     } else {
-        memchr::memchr(b'\\', inner.as_bytes()).is_some()
+        memchr::memchr(b'\\', inner).is_some()
     }
 }
 
@@ -550,13 +550,15 @@ fn has_escape(inner: &str) -> bool {
 /// encoded as the three bytes UTF-8 would give its code point (WTF-8). Those bytes never occur in
 /// UTF-8, so different strings always have different keys: `"\ud800"` equals neither `"\udc00"`
 /// nor any character. Without a lone surrogate the key is the decoded text itself.
-pub fn decode_key(raw: &str) -> Option<Cow<'_, [u8]>> {
-    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    if !has_escape(inner) {
-        return Some(Cow::Borrowed(inner.as_bytes()));
+///
+/// `raw` is JSON string text, quotes included; as bytes, it need not be checked for UTF-8 again
+/// when it was cut from a line that was.
+pub fn decode_key<R: AsRef<[u8]> + ?Sized>(raw: &R) -> Option<Cow<'_, [u8]>> {
+    let bytes = raw.as_ref().strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if !has_escape(bytes) {
+        return Some(Cow::Borrowed(bytes));
     }
     // Runs between escapes are copied whole; only the escapes are looked at one by one.
-    let bytes = inner.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
     while let Some(hit) = next_backslash(bytes, at) {

@@ -5,6 +5,8 @@
 //! root, a compaction boundary or a cycle. The history is that chain, root first, with the
 //! entries of each API response and the sibling tool results put back together.
 
+use std::borrow::Cow;
+
 use super::entry::{Kind, Line, Within};
 use crate::findings::Findings;
 use crate::intern::Strings;
@@ -251,9 +253,9 @@ impl Fold {
     }
 }
 
-fn decoded(chunk: &Bytes<'_>, span: Span) -> Option<Vec<u8>> {
-    let raw = std::str::from_utf8(chunk.get(span)).ok()?;
-    json::decode_key(raw).map(|key| key.into_owned())
+/// The decoded string at `span` of a classified line (so UTF-8 already).
+fn decoded<'c>(chunk: &'c Bytes<'_>, span: Span) -> Option<Cow<'c, [u8]>> {
+    json::decode_key(chunk.get(span))
 }
 
 impl pipeline::Fold for Fold {

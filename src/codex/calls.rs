@@ -13,17 +13,15 @@ pub(crate) struct CallIds {
 }
 
 impl CallIds {
-    /// The key of a `call_id` given as its raw JSON (absent: none).
+    /// The key of a `call_id` given as its raw JSON, cut from a classified line (so UTF-8
+    /// already); absent: none.
     pub fn key(&mut self, raw: Option<&[u8]>) -> CallKey {
-        let Some(raw) = raw.and_then(|raw| std::str::from_utf8(raw).ok()) else {
+        let Some(raw) = raw.filter(|&raw| raw != b"null") else {
             return CallKey::NONE;
         };
-        if raw == "null" {
-            return CallKey::NONE;
-        }
         match json::decode_key(raw) {
             Some(key) => CallKey::string(self.strings.intern(&key)),
-            None => CallKey::other(self.others.intern(raw.as_bytes())),
+            None => CallKey::other(self.others.intern(raw)),
         }
     }
 
