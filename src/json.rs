@@ -30,7 +30,20 @@ pub struct Parser<'a> {
     pos: usize,
     /// Open containers of the value being skipped, reused between calls.
     stack: Vec<u8>,
+    /// The long strings met so far, when remembering them ([`Parser::remembering`]).
+    long: Option<Vec<Walked>>,
+    /// Strings of this text already walked, in order: stepped over, not scanned again.
+    known: &'a [Walked],
 }
+
+/// Where a string of at least [`LONG`] bytes (quotes included) starts and ends: a walk of a
+/// text that has been walked before ([`Parser::knowing`]) steps over it instead of scanning its
+/// bytes again. A Codex item is walked once to read it and again to check it against Codex's
+/// types; its base64 images and long texts are most of its bytes.
+pub type Walked = (u32, u32);
+
+/// The length from which a string is remembered.
+const LONG: usize = 256;
 
 impl<'a> Parser<'a> {
     pub fn new(text: &'a str) -> Parser<'a> {
@@ -38,7 +51,30 @@ impl<'a> Parser<'a> {
             text,
             pos: 0,
             stack: Vec::new(),
+            long: None,
+            known: &[],
         }
+    }
+
+    /// A parser that remembers where the long strings it walks are ([`Parser::long_strings`]).
+    pub fn remembering(text: &'a str) -> Parser<'a> {
+        Parser {
+            long: Some(Vec::new()),
+            ..Parser::new(text)
+        }
+    }
+
+    /// A parser of a text whose long strings a walk already found valid at `known`.
+    pub fn knowing(text: &'a str, known: &'a [Walked]) -> Parser<'a> {
+        Parser {
+            known,
+            ..Parser::new(text)
+        }
+    }
+
+    /// The long strings walked so far, in order (none unless [`Parser::remembering`]).
+    pub fn long_strings(&mut self) -> Vec<Walked> {
+        self.long.take().unwrap_or_default()
     }
 
     pub fn text(&self) -> &'a str {
@@ -222,10 +258,33 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// A string at the current position (a `"`), quotes included in the range. The bytes are
-    /// taken 64 at a time as a mask of the ones a string scan must look at (see [`specials`]);
-    /// an escape is checked and cleared from the mask, so a run of escapes costs no new search.
+    /// A string at the current position (a `"`), quotes included in the range; one already
+    /// walked is stepped over.
     fn string(&mut self) -> Result<Range<usize>> {
+        let start = self.pos;
+        while let Some((&(at, end), rest)) = self.known.split_first()
+            && at as usize <= start
+        {
+            self.known = rest;
+            if at as usize == start {
+                self.pos = end as usize;
+                return Ok(start..self.pos);
+            }
+        }
+        let range = self.scan_string()?;
+        if range.len() >= LONG
+            && let Some(long) = &mut self.long
+            && let (Ok(at), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end))
+        {
+            long.push((at, end));
+        }
+        Ok(range)
+    }
+
+    /// The bytes are taken 64 at a time as a mask of the ones a string scan must look at (see
+    /// [`specials`]); an escape is checked and cleared from the mask, so a run of escapes costs
+    /// no new search.
+    fn scan_string(&mut self) -> Result<Range<usize>> {
         let b = self.bytes();
         let start = self.pos;
         let mut block = start + 1;
@@ -1053,6 +1112,27 @@ mod tests {
             proptest::prop_assert_eq!(String::from_utf8(out).ok(), serde_json::to_string(&text).ok());
         }
 
+        /// A walk handed the long strings of an earlier walk reads the same values as one
+        /// that scans them.
+        #[test]
+        fn a_walk_that_knows_the_long_strings_reads_the_same(
+            texts in proptest::collection::vec("[a-z\\\\\"\\n\u{e9}\u{1F600}]{0,400}", 1..6),
+            nested in proptest::bool::ANY,
+        ) {
+            let strings: Vec<String> = texts.iter().map(|t| serde_json::to_string(t).unwrap()).collect();
+            let doc = if nested {
+                format!(r#"{{"a":[{}],"b":{{"c":{}}}}}"#, strings.join(","), strings[0])
+            } else {
+                format!("[{}]", strings.join(","))
+            };
+            let mut first = Parser::remembering(&doc);
+            let scanned = walk(&mut first);
+            let long = first.long_strings();
+            proptest::prop_assert!(long.iter().all(|&(at, end)| (end - at) as usize >= LONG));
+            let mut again = Parser::knowing(&doc, &long);
+            proptest::prop_assert_eq!(walk(&mut again), scanned);
+        }
+
         #[test]
         fn specials_of_a_block_are_the_bytes_a_scan_stops_at(part: [u8; 16]) {
             proptest::prop_assert_eq!(specials16(&part), specials16_scalar(&part));
@@ -1081,6 +1161,42 @@ mod tests {
                 proptest::prop_assert_eq!(validate(text).is_ok(), serde_accepts(text), "{:?}", text);
             }
         }
+    }
+
+    /// Every value range of the value at `p`, in order.
+    fn walk(p: &mut Parser<'_>) -> Vec<Range<usize>> {
+        fn go(p: &mut Parser<'_>, out: &mut Vec<Range<usize>>) -> Result<Range<usize>> {
+            let range = match p.peek() {
+                Some(b'{') => p.object(|p, _| go(p, out).map(|_| true))?,
+                Some(b'[') => p.array(|p| go(p, out).map(|_| true))?,
+                _ => p.value()?,
+            };
+            out.push(range.clone());
+            Ok(range)
+        }
+        let mut out = Vec::new();
+        go(p, &mut out).expect("valid");
+        out
+    }
+
+    /// A known string is stepped over, not scanned: the walk takes its end from what it is
+    /// handed.
+    #[test]
+    fn a_known_string_is_not_scanned_again() {
+        let long = "x".repeat(LONG);
+        let doc = format!(r#"["{long}","{long}"]"#);
+        let mut first = Parser::remembering(&doc);
+        walk(&mut first);
+        let known = first.long_strings();
+        assert_eq!(
+            known,
+            [(1, LONG as u32 + 3), (LONG as u32 + 4, 2 * LONG as u32 + 6)]
+        );
+        // Told that the first string ends one byte early, the walk fails there.
+        let wrong = [(known[0].0, known[0].1 - 1)];
+        let mut p = Parser::knowing(&doc, &wrong);
+        assert!(p.array(|_| Ok(false)).is_err());
+        assert!(Parser::new(&doc).array(|_| Ok(false)).is_ok());
     }
 
     #[test]

@@ -114,7 +114,7 @@ impl crate::pipeline::Classify for Classifier {
 /// Validates a line and reads its top-level members (and those of its `payload` or `item`).
 fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseError> {
     let text = json::utf8(line)?;
-    let mut p = Parser::new(text);
+    let mut p = Parser::remembering(text);
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
         what: e.what,
@@ -156,6 +156,7 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
         top,
         payload,
         item: nested_item,
+        walked: p.long_strings(),
     };
     // A paginated record's position: a whole number (anything else counts as none).
     let ordinal = ordinal.and_then(|r| text[r].parse::<u64>().ok());
@@ -178,6 +179,8 @@ struct Line<'a> {
     top: Fields,
     payload: Option<Nested>,
     item: Option<Nested>,
+    /// The line's long strings, found valid by the walk that read it.
+    walked: Vec<json::Walked>,
 }
 
 /// A member whose value may be an object the rules look into.
@@ -500,7 +503,7 @@ impl Line<'_> {
         origin: Flags,
     ) -> Result<Option<NewItem>, Option<ParseError>> {
         let fields = nested.fields.as_ref().ok_or(None)?;
-        match new_item(self.text, self.at, &nested.range, fields, origin, false) {
+        match new_item(self, &nested.range, fields, origin, false) {
             Candidate::Item(item) => Ok(Some(item)),
             Candidate::Filtered => Ok(None),
             Candidate::NoType => Err(None),
@@ -553,7 +556,7 @@ impl Line<'_> {
                 return Ok(false);
             }
             let (fields, at) = Fields::read(p)?;
-            let new = match new_item(self.text, self.at, &at, &fields, origin, true) {
+            let new = match new_item(self, &at, &fields, origin, true) {
                 Candidate::Item(item) => item,
                 Candidate::Filtered => return Ok(true),
                 Candidate::NoType if typed => {
@@ -613,13 +616,13 @@ enum Candidate {
 /// `replacement` says it is read from a replacement history, which Codex installs as it is,
 /// system messages included.
 fn new_item(
-    text: &str,
-    line_at: u64,
+    line: &Line<'_>,
     range: &Range<usize>,
     f: &Fields,
     origin: Flags,
     replacement: bool,
 ) -> Candidate {
+    let (text, line_at) = (line.text, line.at);
     let Some(type_name) = json::string_at(text, &f.kind) else {
         return Candidate::NoType;
     };
@@ -631,7 +634,7 @@ fn new_item(
     let mut item = Item::new(0, span, kind, Form::Verbatim);
     item.flags.insert(origin);
     if origin.contains(Flags::CODEX) && kind != ItemKind::GhostSnapshot {
-        match typed::check(text, range.start, kind) {
+        match typed::check(text, &line.walked, range.start, kind) {
             Typed::Item { wire, passthrough } => {
                 if wire {
                     item.flags.insert(Flags::WIRE);

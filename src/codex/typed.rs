@@ -21,8 +21,9 @@ pub(crate) enum Typed {
     Invalid(&'static str),
 }
 
-/// Checks the item at `at` of `text` (an object whose `type` is of `kind`).
-pub(crate) fn check(text: &str, at: usize, kind: ItemKind) -> Typed {
+/// Checks the item at `at` of `text` (an object whose `type` is of `kind`), a text whose long
+/// strings a walk found valid at `walked`.
+pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKind) -> Typed {
     let Some(schema) = schema(kind) else {
         return Typed::Other;
     };
@@ -33,7 +34,7 @@ pub(crate) fn check(text: &str, at: usize, kind: ItemKind) -> Typed {
         lite: false,
         saw_passthrough: false,
     };
-    let mut p = Parser::new(text);
+    let mut p = Parser::knowing(text, walked);
     p.seek(at);
     match w.object(&mut p, schema) {
         Ok(changed) => Typed::Item {
@@ -1015,24 +1016,27 @@ mod tests {
                 r#"{"type":"message","role":"user","content":[{"type":"input_text"}]}"#,
             ),
         ] {
-            assert!(matches!(check(item, 0, kind), Typed::Invalid(_)), "{item}");
+            assert!(
+                matches!(check(item, &[], 0, kind), Typed::Invalid(_)),
+                "{item}"
+            );
         }
         let shell = r#"{"type":"local_shell_call","status":"completed","action":{"type":"exec","command":["ls"]}}"#;
         assert_eq!(
-            check(shell, 0, ItemKind::LocalShellCall),
+            check(shell, &[], 0, ItemKind::LocalShellCall),
             Typed::Item {
                 wire: false,
                 passthrough: false
             }
         );
-        assert_eq!(check("{}", 0, ItemKind::Other), Typed::Other);
+        assert_eq!(check("{}", &[], 0, ItemKind::Other), Typed::Other);
     }
 
     #[test]
     fn the_wire_form_leaves_out_what_codex_does_not_send() {
         let item = r#"{"type":"image_generation_call","id":"ig_124","status":"generating","result":"iVBOR","output_format":"png"}"#;
         assert!(matches!(
-            check(item, 0, ItemKind::ImageGenerationCall),
+            check(item, &[], 0, ItemKind::ImageGenerationCall),
             Typed::Item { wire: true, .. }
         ));
         assert_eq!(
