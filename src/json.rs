@@ -475,7 +475,12 @@ pub fn validate(text: &str) -> Result<()> {
 /// The value range of member `name` of the object that starts at offset `at` of `text` (a key
 /// compared decoded); `None` when there is no such member or no object there.
 pub fn member(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
-    let mut p = Parser::new(text);
+    member_knowing(text, &[], at, name)
+}
+
+/// [`member`] of a text whose long strings a walk found valid at `known`.
+pub fn member_knowing(text: &str, known: &[Walked], at: usize, name: &str) -> Option<Range<usize>> {
+    let mut p = Parser::knowing(text, known);
     p.seek(at);
     let mut found = None;
     p.object(|p, key| {

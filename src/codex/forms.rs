@@ -159,7 +159,7 @@ fn summary_message(raw: &str, out: &mut Vec<u8>) {
 pub(crate) fn compaction_pieces(message: &str) -> Vec<String> {
     let mut p = Parser::new(message);
     let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
-    let parts = parts::parts(message, &fields.content);
+    let parts = parts::parts(message, &[], &fields.content);
     let mut pieces = Vec::new();
     parts::compaction_text(message, &parts, |piece| pieces.push(piece.to_owned()));
     pieces
@@ -214,7 +214,7 @@ fn stripped(message: &str, out: &mut Vec<u8>) {
         out.extend_from_slice(message.as_bytes());
         return;
     };
-    let kept: Vec<&str> = parts::parts(message, &fields.content)
+    let kept: Vec<&str> = parts::parts(message, &[], &fields.content)
         .into_iter()
         .filter(|part| !is_switch_part(message, part))
         .map(|part| &message[part.range])
@@ -237,7 +237,7 @@ fn is_switch_part(message: &str, part: &parts::Part) -> bool {
 pub(crate) fn keeps_parts_when_stripped(message: &str) -> bool {
     let mut p = Parser::new(message);
     let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
-    parts::parts(message, &fields.content)
+    parts::parts(message, &[], &fields.content)
         .iter()
         .any(|part| !is_switch_part(message, part))
 }

@@ -33,8 +33,9 @@ pub(crate) enum PartKind {
     Other,
 }
 
-/// The parts of the array value at `value` of `text`; empty when it is not an array.
-pub(crate) fn parts(text: &str, value: &Option<Range<usize>>) -> Vec<Part> {
+/// The parts of the array value at `value` of `text`, a text whose long strings a walk found
+/// valid at `known`; empty when it is not an array.
+pub(crate) fn parts(text: &str, known: &[json::Walked], value: &Option<Range<usize>>) -> Vec<Part> {
     let mut found = Vec::new();
     let Some(range) = value else {
         return found;
@@ -42,7 +43,7 @@ pub(crate) fn parts(text: &str, value: &Option<Range<usize>>) -> Vec<Part> {
     if !text[range.clone()].starts_with('[') {
         return found;
     }
-    let mut p = Parser::new(text);
+    let mut p = Parser::knowing(text, known);
     p.seek(range.start);
     let walked = p.array(|p| {
         if p.peek() != Some(b'{') {
@@ -141,9 +142,15 @@ pub(crate) struct Summary {
     pub empty_text: bool,
 }
 
-/// Reads the parts of a message (`role` given) or of a tool output's array.
-pub(crate) fn scan(text: &str, value: &Option<Range<usize>>, role: Option<&str>) -> Summary {
-    let parts = parts(text, value);
+/// Reads the parts of a message (`role` given) or of a tool output's array, in a text whose
+/// long strings a walk found valid at `known`.
+pub(crate) fn scan(
+    text: &str,
+    known: &[json::Walked],
+    value: &Option<Range<usize>>,
+    role: Option<&str>,
+) -> Summary {
+    let parts = parts(text, known, value);
     let mut s = Summary::default();
     for part in &parts {
         match part.kind {
@@ -241,7 +248,7 @@ mod tests {
     fn summary(content: &str, role: &str) -> Summary {
         let text = format!(r#"{{"content":{content}}}"#);
         let start = text.find('[').unwrap_or(11);
-        scan(&text, &Some(start..text.len() - 1), Some(role))
+        scan(&text, &[], &Some(start..text.len() - 1), Some(role))
     }
 
     #[test]

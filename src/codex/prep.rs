@@ -2,6 +2,7 @@
 //! before any request. R1 cuts long tool outputs as `record_items` does; R2 prepares images and
 //! audio. Both work on an item's text and splice their changes in: every other byte stays.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::item::{Fields, Flags, Item, ItemKind};
@@ -133,7 +134,7 @@ pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::PrepCounts
         } else {
             &f.output
         };
-        let left = parts::parts(text, value);
+        let left = parts::parts(text, &[], value);
         audio = left.iter().filter(|p| p.kind == PartKind::Audio).count() as u32;
         images = left.iter().filter(|p| p.kind == PartKind::Image).count() as u32;
     }
@@ -158,35 +159,44 @@ pub(crate) fn prepare(
 ) -> Prepared {
     let mut prepared = Prepared::default();
     out.clear();
-    out.extend_from_slice(text.as_bytes());
     if !may_change(item, prep) {
+        out.extend_from_slice(text.as_bytes());
         return prepared;
     }
     let output = matches!(
         item.kind,
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
     );
+    let mut cut = None;
     if output
         && item.has(Flags::APPENDED)
         && let Some(policy) = prep.truncation
     {
-        let mut cut = Vec::new();
-        if let Some(change) = truncate_output(text, policy.serialization_budget(), &mut cut) {
+        let mut bytes = Vec::new();
+        if let Some(change) = truncate_output(text, policy.serialization_budget(), &mut bytes) {
             prepared.changes.push(change);
-            *out = cut;
+            cut = Some(bytes);
         }
     }
-    if item.has(Flags::CODEX) && item.has(Flags::MEDIA) {
-        let current = String::from_utf8(std::mem::take(out)).unwrap_or_default();
-        prepare_media(
-            item,
-            &current,
-            read,
-            prep.original_detail,
-            &mut prepared,
-            out,
-        );
+    if !(item.has(Flags::CODEX) && item.has(Flags::MEDIA)) {
+        match cut {
+            Some(bytes) => *out = bytes,
+            None => out.extend_from_slice(text.as_bytes()),
+        }
+        return prepared;
     }
+    let current = match cut {
+        Some(bytes) => Cow::Owned(String::from_utf8(bytes).unwrap_or_default()),
+        None => Cow::Borrowed(text),
+    };
+    prepare_media(
+        item,
+        &current,
+        read,
+        prep.original_detail,
+        &mut prepared,
+        out,
+    );
     prepared
 }
 
@@ -194,6 +204,14 @@ pub(crate) fn prepare(
 fn fields(text: &str) -> Fields {
     let mut p = Parser::new(text);
     Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default()
+}
+
+/// The members of an item's text, and where its long strings are: the walks after this one step
+/// over them (an image's base64 is most of its item).
+fn fields_walked(text: &str) -> (Fields, Vec<json::Walked>) {
+    let mut p = Parser::remembering(text);
+    let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
+    (fields, p.long_strings())
 }
 
 /// R1: the output cut to `budget` (already ×1.2), spliced into `out`; `None` if it fits.
@@ -242,7 +260,7 @@ fn truncate_items(
     let (mut before, mut after) = (0u64, 0u64);
     let mut kept: Vec<Vec<u8>> = Vec::new();
     let mut changed = false;
-    for part in parts::parts(text, value) {
+    for part in parts::parts(text, &[], value) {
         let raw = &text[part.range.clone()];
         match part.kind {
             PartKind::InputText => {
@@ -290,7 +308,7 @@ fn truncate_items(
                 kept.push(spliced);
             }
             PartKind::Audio => {
-                let url = audio_url(text, &part.range);
+                let url = audio_url(text, &[], &part.range);
                 let tokens = media::audio_tokens(&url);
                 let cost = if bytes {
                     tokens.saturating_mul(4)
@@ -327,13 +345,18 @@ fn truncate_items(
 }
 
 /// A member of a part object, decoded.
-fn part_member(text: &str, range: &Range<usize>, name: &str) -> Option<String> {
-    let found = json::member(text, range.start, name);
-    json::string_at(text, &found).map(|s| s.into_owned())
+fn part_member<'t>(
+    text: &'t str,
+    known: &[json::Walked],
+    range: &Range<usize>,
+    name: &str,
+) -> Option<Cow<'t, str>> {
+    let found = json::member_knowing(text, known, range.start, name);
+    json::string_at(text, &found)
 }
 
-fn audio_url(text: &str, part: &Range<usize>) -> String {
-    part_member(text, part, "audio_url").unwrap_or_default()
+fn audio_url<'t>(text: &'t str, known: &[json::Walked], part: &Range<usize>) -> Cow<'t, str> {
+    part_member(text, known, part, "audio_url").unwrap_or_default()
 }
 
 /// R2 over the media parts of a message's content or an output's array.
@@ -345,18 +368,19 @@ fn prepare_media(
     prepared: &mut Prepared,
     out: &mut Vec<u8>,
 ) {
-    let f = fields(text);
+    let (f, known) = fields_walked(text);
     let value = match item.kind {
         ItemKind::Message => &f.content,
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => &f.output,
         _ => &None,
     };
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-    for (index, part) in parts::parts(text, value).into_iter().enumerate() {
+    for (index, part) in parts::parts(text, &known, value).into_iter().enumerate() {
         let (outcome, member, resized) = match part.kind {
             PartKind::Image => {
-                let url = part_member(text, &part.range, "image_url").unwrap_or_default();
-                let detail = Detail::of(part_member(text, &part.range, "detail").as_deref());
+                let url = part_member(text, &known, &part.range, "image_url").unwrap_or_default();
+                let detail =
+                    Detail::of(part_member(text, &known, &part.range, "detail").as_deref());
                 // A model that cannot take original detail is sent the image as `"high"`, sized
                 // for original detail still (live check, Codex 0.169.0 with a slug not in its
                 // catalog).
@@ -364,7 +388,8 @@ fn prepare_media(
                 let image = media::image(&url, detail, read);
                 if lowered && !matches!(image.outcome, Outcome::Placeholder(_)) {
                     prepared.changes.push(Edit::Lowered);
-                    if let Some(at) = json::member(text, part.range.start, "detail") {
+                    if let Some(at) = json::member_knowing(text, &known, part.range.start, "detail")
+                    {
                         edits.push((at, br#""high""#.to_vec()));
                     }
                 }
@@ -374,7 +399,7 @@ fn prepare_media(
                 (image.outcome, "image_url", image.resize)
             }
             PartKind::Audio => (
-                media::audio(&audio_url(text, &part.range)),
+                media::audio(&audio_url(text, &known, &part.range)),
                 "audio_url",
                 false,
             ),
@@ -393,13 +418,20 @@ fn prepare_media(
             }
             Outcome::Reencoded(url) => {
                 prepared.changes.push(Edit::Reencoded { resized });
-                replace_member(text, &part.range, member, url.as_deref(), &mut edits);
+                replace_member(
+                    text,
+                    &known,
+                    &part.range,
+                    member,
+                    url.as_deref(),
+                    &mut edits,
+                );
             }
             Outcome::Url(url) => {
                 prepared.changes.push(Edit::Rewritten {
                     audio: member == "audio_url",
                 });
-                replace_member(text, &part.range, member, Some(&url), &mut edits);
+                replace_member(text, &known, &part.range, member, Some(&url), &mut edits);
             }
         }
     }
@@ -411,12 +443,14 @@ fn prepare_media(
 /// `None`).
 fn replace_member(
     text: &str,
+    known: &[json::Walked],
     part: &Range<usize>,
     member: &str,
     value: Option<&str>,
     edits: &mut Vec<(Range<usize>, Vec<u8>)>,
 ) {
-    if let (Some(value), Some(at)) = (value, json::member(text, part.start, member)) {
+    let at = json::member_knowing(text, known, part.start, member);
+    if let (Some(value), Some(at)) = (value, at) {
         let mut replacement = Vec::new();
         json::encode_str(value.as_bytes(), &mut replacement);
         edits.push((at, replacement));

@@ -665,11 +665,11 @@ fn new_item(
             if role.as_deref() == Some("system") && !replacement {
                 return Candidate::Filtered;
             }
-            let parts = parts::scan(text, &f.content, role.as_deref());
+            let parts = parts::scan(text, &line.walked, &f.content, role.as_deref());
             parts.flag(&mut item, role.as_deref());
         }
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
-            let parts = parts::scan(text, &f.output, None);
+            let parts = parts::scan(text, &line.walked, &f.output, None);
             parts.flag(&mut item, None);
             if parts.empty_text {
                 item.flags.insert(Flags::EMPTY_TEXT);

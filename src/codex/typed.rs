@@ -29,6 +29,7 @@ pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKi
     };
     let mut w = Walk {
         text,
+        known: walked,
         out: None,
         passthrough: true,
         lite: false,
@@ -58,6 +59,7 @@ pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, lite: bool, ou
     let mut buf = Vec::with_capacity(item.len());
     let mut w = Walk {
         text: item,
+        known: &[],
         out: Some(&mut buf),
         passthrough,
         lite,
@@ -545,6 +547,8 @@ fn schema(kind: ItemKind) -> Option<&'static [Member]> {
 /// The walk: checks values against their types, and, with `out`, writes the wire form.
 struct Walk<'t, 'o> {
     text: &'t str,
+    /// The text's long strings, found valid by an earlier walk.
+    known: &'t [json::Walked],
     out: Option<&'o mut Vec<u8>>,
     /// Passthrough metadata is sent (the provider is `openai`).
     passthrough: bool,
@@ -793,6 +797,7 @@ impl Walk<'_, '_> {
                 let out = if send { self.out.take() } else { None };
                 let mut inner = Walk {
                     text,
+                    known: self.known,
                     out,
                     passthrough: true,
                     lite: self.lite,
@@ -849,7 +854,7 @@ impl Walk<'_, '_> {
                     return Err(bad);
                 }
                 let at = p.pos();
-                let tag = json::member(text, at, "type");
+                let tag = json::member_knowing(text, self.known, at, "type");
                 if json::string_at(text, &tag).as_deref() != Some("exec") {
                     p.value().map_err(|_| bad)?;
                     return Err(bad);
@@ -876,11 +881,11 @@ impl Walk<'_, '_> {
                 self.out = out;
                 checked?;
                 let mut has_reasoning_text = false;
-                let mut q = Parser::new(text);
+                let mut q = Parser::knowing(text, self.known);
                 q.seek(at);
                 let _ = q.array(|q| {
                     let part = q.value()?;
-                    let tag = json::member(text, part.start, "type");
+                    let tag = json::member_knowing(text, self.known, part.start, "type");
                     has_reasoning_text |=
                         json::string_at(text, &tag).as_deref() == Some("reasoning_text");
                     Ok(true)
@@ -888,7 +893,7 @@ impl Walk<'_, '_> {
                 if !has_reasoning_text {
                     return Ok(Sent::Dropped);
                 }
-                let mut q = Parser::new(text);
+                let mut q = Parser::knowing(text, self.known);
                 q.seek(at);
                 self.parts(&mut q, REASONING_PARTS, bad)
             }
@@ -948,7 +953,7 @@ impl Walk<'_, '_> {
         }
         let text = self.text;
         let at = p.pos();
-        let tag = json::member(text, at, "type");
+        let tag = json::member_knowing(text, self.known, at, "type");
         let name = json::string_at(text, &tag).ok_or_else(|| {
             let _ = p.value();
             bad

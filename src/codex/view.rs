@@ -225,7 +225,7 @@ impl<'s> View<'s> {
                 Form::Owned => {
                     let text = std::str::from_utf8(out).unwrap_or_default();
                     let f = fields_of(text);
-                    for (index, part) in parts::parts(text, &f.content).iter().enumerate() {
+                    for (index, part) in parts::parts(text, &[], &f.content).iter().enumerate() {
                         let body = part.text(text).unwrap_or_default();
                         if body.starts_with('…') && body.ends_with(" truncated…") {
                             replaced.push(index as u32);
@@ -346,7 +346,7 @@ fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) -> bool {
     let logged = passthrough
         .as_ref()
         .and_then(|at| json::member(text, at.start, "content_item_metadata"));
-    let count = parts::parts(text, &f.content).len() as u32;
+    let count = parts::parts(text, &[], &f.content).len() as u32;
     if logged.is_some() || count == 0 {
         out.extend_from_slice(text.as_bytes());
         return false;
@@ -426,7 +426,7 @@ fn replace_media(
         | ItemKind::GhostSnapshot
         | ItemKind::Other => &None,
     };
-    for (index, part) in parts::parts(text, parts).into_iter().enumerate() {
+    for (index, part) in parts::parts(text, &[], parts).into_iter().enumerate() {
         let range = part.range;
         match part.kind {
             PartKind::Image if !modalities.image => {
