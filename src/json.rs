@@ -36,11 +36,27 @@ pub struct Parser<'a> {
     known: &'a [Walked],
 }
 
-/// Where a string of at least [`LONG`] bytes (quotes included) starts and ends: a walk of a
-/// text that has been walked before ([`Parser::knowing`]) steps over it instead of scanning its
-/// bytes again. A Codex item is walked once to read it and again to check it against Codex's
-/// types; its base64 images and long texts are most of its bytes.
-pub type Walked = (u32, u32);
+/// Where a string of at least [`LONG`] bytes (quotes included) starts and ends, and the length
+/// of its decoded text: a walk of a text that has been walked before ([`Parser::knowing`])
+/// steps over it instead of scanning its bytes again. A Codex item is walked once to read it
+/// and again to check it against Codex's types; its base64 images and long texts are most of
+/// its bytes, and whether a long tool output is cut depends on its decoded length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Walked {
+    pub at: u32,
+    pub end: u32,
+    /// As [`decoded_len`] counts it.
+    pub decoded: u32,
+}
+
+/// The decoded length of the string at `range`, if `known` has it.
+pub fn known_decoded_len(known: &[Walked], range: &Range<usize>) -> Option<usize> {
+    let i = known
+        .binary_search_by_key(&range.start, |w| w.at as usize)
+        .ok()?;
+    let w = known[i];
+    (w.end as usize == range.end).then_some(w.decoded as usize)
+}
 
 /// The length from which a string is remembered.
 const LONG: usize = 256;
@@ -262,32 +278,35 @@ impl<'a> Parser<'a> {
     /// walked is stepped over.
     fn string(&mut self) -> Result<Range<usize>> {
         let start = self.pos;
-        while let Some((&(at, end), rest)) = self.known.split_first()
-            && at as usize <= start
+        while let Some((known, rest)) = self.known.split_first()
+            && known.at as usize <= start
         {
             self.known = rest;
-            if at as usize == start {
-                self.pos = end as usize;
+            if known.at as usize == start {
+                self.pos = known.end as usize;
                 return Ok(start..self.pos);
             }
         }
-        let range = self.scan_string()?;
+        let (range, shrink) = self.scan_string()?;
         if range.len() >= LONG
             && let Some(long) = &mut self.long
             && let (Ok(at), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end))
         {
-            long.push((at, end));
+            let decoded = (end - at - 2).saturating_sub(shrink);
+            long.push(Walked { at, end, decoded });
         }
         Ok(range)
     }
 
     /// The bytes are taken 64 at a time as a mask of the ones a string scan must look at (see
     /// [`specials`]); an escape is checked and cleared from the mask, so a run of escapes costs
-    /// no new search.
-    fn scan_string(&mut self) -> Result<Range<usize>> {
+    /// no new search. Also returns by how many bytes the escapes make the text longer than what
+    /// it decodes to (as [`decoded_len`] counts it).
+    fn scan_string(&mut self) -> Result<(Range<usize>, u32)> {
         let b = self.bytes();
         let start = self.pos;
         let mut block = start + 1;
+        let mut shrink = 0u32;
         loop {
             let mut mask = specials(b, block);
             while mask != 0 {
@@ -295,7 +314,7 @@ impl<'a> Parser<'a> {
                 match b.get(at) {
                     Some(b'"') => {
                         self.pos = at + 1;
-                        return Ok(start..self.pos);
+                        return Ok((start..self.pos, shrink));
                     }
                     Some(b'\\') => {}
                     Some(_) => {
@@ -309,12 +328,27 @@ impl<'a> Parser<'a> {
                 }
                 let escape = b.get(at + 1).copied().unwrap_or_default();
                 let next = if SIMPLE_ESCAPE[usize::from(escape)] {
+                    shrink = shrink.saturating_add(1);
                     at + 2
                 } else if escape == b'u'
-                    && b.get(at + 2..at + 6)
-                        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+                    && let Some(unit) = unit_at(b, at + 2)
                 {
-                    at + 6
+                    // A surrogate pair is one character of four bytes; a lone surrogate decodes
+                    // to U+FFFD, of three.
+                    let (len, width) = match unit {
+                        0..0x80 => (6, 1),
+                        0x80..0x800 => (6, 2),
+                        0xD800..0xDC00
+                            if b.get(at + 6..at + 8) == Some(b"\\u")
+                                && unit_at(b, at + 8)
+                                    .is_some_and(|low| (0xDC00..0xE000).contains(&low)) =>
+                        {
+                            (12, 4)
+                        }
+                        _ => (6, 3),
+                    };
+                    shrink = shrink.saturating_add(len - width);
+                    at + len as usize
                 } else {
                     self.pos = at;
                     return self.fail("invalid escape in a string");
@@ -827,6 +861,15 @@ pub fn lone_surrogates_replaced(text: &str) -> Cow<'_, str> {
 
 /// The four hex digits at `at` as a number, `at` moved past them; a digit that is missing or
 /// not hex counts as 0 (only ASCII bytes are taken, so a character is never split).
+/// The code unit of the four hex digits at `at`, if they are four hex digits.
+fn unit_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    digits.iter().try_fold(0, |n, &d| {
+        let v = (d as char).to_digit(16)?;
+        Some(n << 4 | v)
+    })
+}
+
 fn hex4(bytes: &[u8], at: &mut usize) -> u32 {
     let mut n = 0;
     for _ in 0..4 {
@@ -1117,6 +1160,24 @@ mod tests {
             proptest::prop_assert_eq!(String::from_utf8(out).ok(), serde_json::to_string(&text).ok());
         }
 
+        /// The decoded length a scan counts is the length of what the string decodes to.
+        #[test]
+        fn a_scan_counts_the_decoded_length(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "é", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\u0041", "\\u00e9", "\\u07ff",
+                "\\u0800", "\\uffff", "\\ud83d\\ude00", "\\ud800", "\\udc00", "\\ud800\\u0041",
+                "\\uDBFF\\uDFFF",
+            ]), 0..200),
+        ) {
+            let raw = format!("\"{}\"", pieces.concat());
+            let mut p = Parser::new(&raw);
+            let (range, shrink) = p.scan_string().expect("a valid string");
+            proptest::prop_assert_eq!(range, 0..raw.len());
+            let decoded = raw.len() - 2 - shrink as usize;
+            proptest::prop_assert_eq!(decoded, decoded_len(&raw));
+            proptest::prop_assert_eq!(decoded, decode_str(&raw).expect("a string").len());
+        }
+
         /// A walk handed the long strings of an earlier walk reads the same values as one
         /// that scans them.
         #[test]
@@ -1133,7 +1194,11 @@ mod tests {
             let mut first = Parser::remembering(&doc);
             let scanned = walk(&mut first);
             let long = first.long_strings();
-            proptest::prop_assert!(long.iter().all(|&(at, end)| (end - at) as usize >= LONG));
+            proptest::prop_assert!(long.iter().all(|w| (w.end - w.at) as usize >= LONG));
+            for w in &long {
+                let raw = &doc[w.at as usize..w.end as usize];
+                proptest::prop_assert_eq!(w.decoded as usize, decoded_len(raw), "{}", raw);
+            }
             let mut again = Parser::knowing(&doc, &long);
             proptest::prop_assert_eq!(walk(&mut again), scanned);
         }
@@ -1193,12 +1258,24 @@ mod tests {
         let mut first = Parser::remembering(&doc);
         walk(&mut first);
         let known = first.long_strings();
+        let walked = |at, end| Walked {
+            at,
+            end,
+            decoded: LONG as u32,
+        };
+        let second = LONG as u32 + 4;
         assert_eq!(
             known,
-            [(1, LONG as u32 + 3), (LONG as u32 + 4, 2 * LONG as u32 + 6)]
+            [
+                walked(1, LONG as u32 + 3),
+                walked(second, second + LONG as u32 + 2)
+            ]
         );
         // Told that the first string ends one byte early, the walk fails there.
-        let wrong = [(known[0].0, known[0].1 - 1)];
+        let wrong = [Walked {
+            end: known[0].end - 1,
+            ..known[0]
+        }];
         let mut p = Parser::knowing(&doc, &wrong);
         assert!(p.array(|_| Ok(false)).is_err());
         assert!(Parser::new(&doc).array(|_| Ok(false)).is_ok());

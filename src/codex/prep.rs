@@ -107,8 +107,13 @@ pub(crate) fn may_change(item: &Item, prep: Prep) -> bool {
 }
 
 /// The counts of an output whose `output` is the JSON string `raw` and that has no media: only
-/// R1 can touch it, and whether it cuts is told by the decoded length alone, without decoding.
-pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item::PrepCounts> {
+/// R1 can touch it, and whether it cuts is told by the decoded length alone (`decoded`, when a
+/// walk counted it), without decoding.
+pub(crate) fn string_output_counts(
+    item: &Item,
+    raw: &str,
+    decoded: Option<usize>,
+) -> Option<super::item::PrepCounts> {
     let output = matches!(
         item.kind,
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
@@ -117,7 +122,8 @@ pub(crate) fn string_output_counts(item: &Item, raw: &str) -> Option<super::item
         return None;
     }
     let policy = Prep::default().truncation?.serialization_budget();
-    let cut = item.has(Flags::APPENDED) && !truncate::keeps(json::decoded_len(raw) as u64, policy);
+    let len = decoded.unwrap_or_else(|| json::decoded_len(raw));
+    let cut = item.has(Flags::APPENDED) && !truncate::keeps(len as u64, policy);
     Some(super::item::PrepCounts::new(cut, 0, 0, 0, 0))
 }
 
@@ -216,11 +222,13 @@ fn fields_walked(text: &str) -> (Fields, Vec<json::Walked>) {
 
 /// R1: the output cut to `budget` (already ×1.2), spliced into `out`; `None` if it fits.
 fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Edit> {
-    let f = fields(text);
+    let (f, walked) = fields_walked(text);
     let range = f.output.clone()?;
     let raw = &text[range.clone()];
     let (replacement, before, after) = if raw.starts_with('"') {
-        if truncate::keeps(json::decoded_len(raw) as u64, budget) {
+        let len =
+            json::known_decoded_len(&walked, &range).unwrap_or_else(|| json::decoded_len(raw));
+        if truncate::keeps(len as u64, budget) {
             return None;
         }
         let decoded = json::decode_str(raw)?;

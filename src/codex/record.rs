@@ -708,8 +708,12 @@ fn new_item(
     }
     if prep::may_change(&item, Prep::default()) {
         let output = item::raw(text, &f.output);
+        let decoded = f
+            .output
+            .as_ref()
+            .and_then(|r| json::known_decoded_len(&line.walked, r));
         item.prep = output
-            .and_then(|raw| prep::string_output_counts(&item, raw))
+            .and_then(|raw| prep::string_output_counts(&item, raw, decoded))
             .unwrap_or_else(|| prep::default_counts(&item, &text[range.clone()]));
     }
     Candidate::Item(NewItem {
