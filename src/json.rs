@@ -331,24 +331,10 @@ impl<'a> Parser<'a> {
                     shrink = shrink.saturating_add(1);
                     at + 2
                 } else if escape == b'u'
-                    && let Some(unit) = unit_at(b, at + 2)
+                    && let Some((len, width)) = unicode_escape(b, at)
                 {
-                    // A surrogate pair is one character of four bytes; a lone surrogate decodes
-                    // to U+FFFD, of three.
-                    let (len, width) = match unit {
-                        0..0x80 => (6, 1),
-                        0x80..0x800 => (6, 2),
-                        0xD800..0xDC00
-                            if b.get(at + 6..at + 8) == Some(b"\\u")
-                                && unit_at(b, at + 8)
-                                    .is_some_and(|low| (0xDC00..0xE000).contains(&low)) =>
-                        {
-                            (12, 4)
-                        }
-                        _ => (6, 3),
-                    };
-                    shrink = shrink.saturating_add(len - width);
-                    at + len as usize
+                    shrink = shrink.saturating_add((len - width) as u32);
+                    at + len
                 } else {
                     self.pos = at;
                     return self.fail("invalid escape in a string");
@@ -582,36 +568,73 @@ pub fn decoded_len(raw: &str) -> usize {
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw)
         .as_bytes();
-    let unit = |at: usize| -> Option<u32> {
-        let hex = std::str::from_utf8(inner.get(at..at + 4)?).ok()?;
-        u32::from_str_radix(hex, 16).ok()
-    };
     let mut len = 0;
     let mut at = 0;
     while let Some(hit) = next_backslash(inner, at) {
-        len += hit - at;
-        at = hit;
-        if inner.get(at + 1) != Some(&b'u') {
-            len += 1;
-            at += 2;
-            continue;
-        }
-        let first = unit(at + 2).unwrap_or(0);
-        at += 6;
-        len += match first {
-            0..0x80 => 1,
-            0x80..0x800 => 2,
-            0xD800..0xDC00
-                if inner.get(at..at + 2) == Some(b"\\u")
-                    && unit(at + 2).is_some_and(|low| (0xDC00..0xE000).contains(&low)) =>
-            {
-                at += 6;
-                4
-            }
-            _ => 3,
-        };
+        let (taken, width) = escape_size(inner, hit);
+        len += hit - at + width;
+        at = hit + taken;
     }
     len + inner.len().saturating_sub(at)
+}
+
+/// The ends of what the raw JSON string `raw` (quotes included) decodes to, `len` bytes in all,
+/// as Codex's truncation keeps them: the longest head of whole characters within `left` bytes,
+/// and the longest tail of whole characters within `right` bytes that starts at or after the
+/// head's end. Only the ends are decoded; the bytes between are stepped over, escape by escape.
+pub fn decode_ends(raw: &str, len: usize, left: usize, right: usize) -> Option<(String, String)> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let b = inner.as_bytes();
+    let continues = |p: usize| b.get(p).is_some_and(|&c| c & 0xC0 == 0x80);
+    let head_at = left.min(len);
+    let tail_from = |head_end: usize| len.saturating_sub(right).max(head_end);
+    // Raw and decoded offsets of the head's end, once found.
+    let mut head: Option<(usize, usize)> = None;
+    let (mut at, mut d) = (0, 0);
+    let tail = loop {
+        // A run of bytes that decode to themselves, then an escape (or the end).
+        let hit = next_backslash(b, at).unwrap_or(b.len());
+        let run_end = d + (hit - at);
+        if head.is_none() && head_at <= run_end {
+            let mut p = at + (head_at - d);
+            while p > at && continues(p) {
+                p -= 1;
+            }
+            head = Some((p, d + (p - at)));
+        }
+        if let Some((_, head_end)) = head {
+            let from = tail_from(head_end);
+            if from <= run_end {
+                let mut p = at + (from - d);
+                while p < hit && continues(p) {
+                    p += 1;
+                }
+                break p;
+            }
+        }
+        if hit == b.len() {
+            break b.len();
+        }
+        let (taken, width) = escape_size(b, hit);
+        let after = run_end + width;
+        if head.is_none() && head_at < after {
+            head = Some((hit, run_end));
+        }
+        if let Some((_, head_end)) = head
+            && tail_from(head_end) < after
+        {
+            break if tail_from(head_end) == run_end {
+                hit
+            } else {
+                hit + taken
+            };
+        }
+        at = hit + taken;
+        d = after;
+    };
+    let head = head.map_or(b.len(), |(p, _)| p);
+    let decoded = |part: &str| decode_str(&format!("\"{part}\"")).map(Cow::into_owned);
+    Some((decoded(inner.get(..head)?)?, decoded(inner.get(tail..)?)?))
 }
 
 /// The offset of the first `\` of `bytes` at or after `from`. Runs between escapes are often a
@@ -868,6 +891,34 @@ fn unit_at(bytes: &[u8], at: usize) -> Option<u32> {
         let v = (d as char).to_digit(16)?;
         Some(n << 4 | v)
     })
+}
+
+/// The `\\u` escape at `at` of a string's bytes: how many bytes it takes and how many its
+/// character decodes to. A surrogate pair is one character of four bytes; a lone surrogate
+/// decodes to U+FFFD, of three. `None` unless four hex digits follow the `\\u`.
+fn unicode_escape(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
+    let unit = unit_at(bytes, at + 2)?;
+    Some(match unit {
+        0..0x80 => (6, 1),
+        0x80..0x800 => (6, 2),
+        0xD800..0xDC00
+            if bytes.get(at + 6..at + 8) == Some(b"\\u")
+                && unit_at(bytes, at + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low)) =>
+        {
+            (12, 4)
+        }
+        _ => (6, 3),
+    })
+}
+
+/// How many bytes the escape at `at` of a string's bytes takes, and how many its character
+/// decodes to (a `\\u` escape without its four digits as one byte, as [`decode_str`] reads it).
+fn escape_size(bytes: &[u8], at: usize) -> (usize, usize) {
+    if bytes.get(at + 1) == Some(&b'u') {
+        unicode_escape(bytes, at).unwrap_or((6, 1))
+    } else {
+        (2, 1)
+    }
 }
 
 fn hex4(bytes: &[u8], at: &mut usize) -> u32 {

@@ -231,14 +231,24 @@ fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Edit
         if truncate::keeps(len as u64, budget) {
             return None;
         }
-        let decoded = json::decode_str(raw)?;
-        let cut = truncate::truncate_text(&decoded, budget);
-        if matches!(cut, std::borrow::Cow::Borrowed(_)) {
-            return None;
-        }
+        let cut = match truncate::token_ends(len as u64, budget) {
+            // A token budget keeps two ends: only they are decoded (outputs run to megabytes).
+            Some((left, right, marker)) => {
+                let (head, tail) = json::decode_ends(raw, len, left, right)?;
+                format!("{head}{marker}{tail}")
+            }
+            None => {
+                let decoded = json::decode_str(raw)?;
+                let cut = truncate::truncate_text(&decoded, budget);
+                if matches!(cut, Cow::Borrowed(_)) {
+                    return None;
+                }
+                cut.into_owned()
+            }
+        };
         let mut encoded = Vec::new();
         json::encode_str(cut.as_bytes(), &mut encoded);
-        (encoded, decoded.len() as u64, cut.len() as u64)
+        (encoded, len as u64, cut.len() as u64)
     } else if raw.starts_with('[') {
         truncate_items(text, &f.output, budget)?
     } else {
@@ -471,4 +481,43 @@ fn text_part(text: &str) -> Vec<u8> {
     json::encode_str(text.as_bytes(), &mut part);
     part.push(b'}');
     part
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Cutting an output that way decodes only its ends, and gives what decoding it whole
+        /// and cutting the text gives.
+        #[test]
+        fn a_long_output_is_cut_as_its_whole_text_would_be(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "bc", "é", "😀", "\\n", "\\\"", "\\\\", "\\u0041", "\\u00e9", "\\u0800",
+                "\\ud83d\\ude00", "\\ud800", "\\udc00", "\\ud800\\u0041",
+            ]), 0..300),
+            max in 1u64..40,
+        ) {
+            let raw = format!("\"{}\"", pieces.concat());
+            let text = format!(r#"{{"type":"function_call_output","call_id":"c","output":{raw}}}"#);
+            let budget = Policy::Tokens(max);
+            let whole = json::decode_str(&raw).unwrap();
+            let expected = match truncate::truncate_text(&whole, budget) {
+                Cow::Borrowed(_) => None,
+                Cow::Owned(cut) => {
+                    let mut encoded = Vec::new();
+                    json::encode_str(cut.as_bytes(), &mut encoded);
+                    let spliced = text.replace(&raw, std::str::from_utf8(&encoded).unwrap());
+                    Some((spliced, whole.len() as u64, cut.len() as u64))
+                }
+            };
+            let mut out = Vec::new();
+            let edit = truncate_output(&text, budget, &mut out);
+            let got = edit.map(|edit| {
+                let Edit::Truncated { before, after } = edit else { panic!("{edit:?}") };
+                (String::from_utf8(out).unwrap(), before, after)
+            });
+            proptest::prop_assert_eq!(got, expected);
+        }
+    }
 }

@@ -94,6 +94,23 @@ fn with_byte_estimate(text: &str, max_bytes: u64, tokens: bool) -> Cow<'_, str> 
     Cow::Owned(format!("{head}{}{tail}", marker(tokens, n)))
 }
 
+/// What [`truncate_text`] keeps of a text of `len` bytes under `policy` when it keeps two ends
+/// around a marker, as a token policy with a budget does: the byte budgets of the head and of
+/// the tail ([`split`]'s), and the marker. `None` for any other cut, and when nothing is cut.
+pub(crate) fn token_ends(len: u64, policy: Policy) -> Option<(usize, usize, String)> {
+    let Policy::Tokens(max) = policy else {
+        return None;
+    };
+    let max_bytes = max.saturating_mul(4);
+    if max_bytes == 0 || len <= max_bytes {
+        return None;
+    }
+    let left = max_bytes / 2;
+    let n = tokens_for_bytes(len - max_bytes);
+    let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    Some((size(left), size(max_bytes - left), marker(true, n)))
+}
+
 /// Where a token-policy [`truncate_text`] cuts `text`: the head's end, the marker, and the tail's
 /// start (byte offsets into `text`); `None` when it keeps the text whole. A legacy compaction
 /// sends the three as separate parts (Codex 0.169.0, SPEC §11.2 #5).
@@ -101,15 +118,12 @@ pub(crate) fn token_cut(text: &str, max: u64) -> Option<(usize, String, usize)> 
     if text.is_empty() || (max > 0 && text.len() as u64 <= max.saturating_mul(4)) {
         return None;
     }
-    let max_bytes = max.saturating_mul(4);
     let len = text.len() as u64;
-    if max_bytes == 0 {
-        return Some((0, marker(true, tokens_for_bytes(len)), text.len()));
-    }
-    let left = max_bytes / 2;
-    let (_, head, tail) = split(text, left, max_bytes - left);
-    let n = tokens_for_bytes(len - max_bytes);
-    Some((head.len(), marker(true, n), text.len() - tail.len()))
+    let Some((left, right, marker)) = token_ends(len, Policy::Tokens(max)) else {
+        return Some((0, self::marker(true, tokens_for_bytes(len)), text.len()));
+    };
+    let (_, head, tail) = split(text, left as u64, right as u64);
+    Some((head.len(), marker, text.len() - tail.len()))
 }
 
 /// The longest head of whole characters within `left` bytes, the longest tail of whole
