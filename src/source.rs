@@ -405,7 +405,10 @@ pub(crate) struct SpanReader<'s> {
     sources: &'s [Source],
     /// How much a read takes at least.
     block: usize,
+    /// Holds the window in its first `filled` bytes; it only grows, so that a window read again
+    /// is not zeroed first (and kept for the next reader on this thread: see [`SPARE_WINDOW`]).
     window: Vec<u8>,
+    filled: usize,
     /// Which source and where the window starts.
     src: usize,
     start: u64,
@@ -417,41 +420,56 @@ pub(crate) struct SpanReader<'s> {
 /// How much the window reads at a time.
 const WINDOW: usize = 4 << 20;
 
+thread_local! {
+    /// The window of the last reader dropped on this thread, when no larger than [`WINDOW`]: a
+    /// view is read in thousands of parts, each with a reader of its own, and a fresh window
+    /// for each cost the faulting in and zeroing of its pages (a third of drafting a Claude Code
+    /// view).
+    static SPARE_WINDOW: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Drop for SpanReader<'_> {
+    fn drop(&mut self) {
+        if self.window.len() <= WINDOW {
+            let window = std::mem::take(&mut self.window);
+            SPARE_WINDOW.with(|spare| spare.set(window));
+        }
+    }
+}
+
 impl<'s> SpanReader<'s> {
     pub fn new(sources: &'s [Source]) -> Self {
+        SpanReader::reading(sources, WINDOW)
+    }
+
+    /// A reader that reads just the spans asked for, for a few reads out of order.
+    pub fn exact(sources: &'s [Source]) -> Self {
+        SpanReader::reading(sources, 0)
+    }
+
+    /// A reader over the same sources whose reads take at least `block` bytes: for one
+    /// thread's share of spans that lie together.
+    pub fn sibling(&self, block: usize) -> SpanReader<'s> {
+        SpanReader::reading(self.sources, block)
+    }
+
+    fn reading(sources: &'s [Source], block: usize) -> Self {
         SpanReader {
             sources,
-            block: WINDOW,
-            window: Vec::new(),
+            block,
+            window: SPARE_WINDOW.with(|spare| spare.take()),
+            filled: 0,
             src: usize::MAX,
             start: 0,
             copied: 0,
         }
     }
 
-    /// A reader that reads just the spans asked for, for a few reads out of order.
-    pub fn exact(sources: &'s [Source]) -> Self {
-        SpanReader {
-            block: 0,
-            ..SpanReader::new(sources)
-        }
-    }
-
-    /// A reader over the same sources whose reads take at least `block` bytes: for one
-    /// thread's share of spans that lie together.
-    pub fn sibling(&self, block: usize) -> SpanReader<'s> {
-        SpanReader {
-            block,
-            ..SpanReader::new(self.sources)
-        }
-    }
-
     /// The bytes of `span` in source `src`. Errors are [`ReadBack`] errors.
     pub fn read(&mut self, src: usize, span: Span) -> io::Result<&[u8]> {
         let end = span.end();
-        let inside = self.src == src
-            && span.at >= self.start
-            && end <= self.start + self.window.len() as u64;
+        let inside =
+            self.src == src && span.at >= self.start && end <= self.start + self.filled as u64;
         if !inside {
             let source = self.sources.get(src).ok_or(io::ErrorKind::NotFound)?;
             let want = (span.len as usize).max(self.block) as u64;
@@ -466,11 +484,14 @@ impl<'s> SpanReader<'s> {
             };
             let available = source.len().saturating_sub(start);
             let take = want.min(available).max(end - start) as usize;
-            self.window.resize(take, 0);
+            if self.window.len() < take {
+                self.window.resize(take, 0);
+            }
+            self.filled = take;
             self.copied += take as u64;
             self.src = src;
             self.start = start;
-            if let Err(e) = source.read_exact_at(start, &mut self.window) {
+            if let Err(e) = source.read_exact_at(start, &mut self.window[..take]) {
                 self.src = usize::MAX;
                 return Err(match e.kind() {
                     io::ErrorKind::UnexpectedEof => changed(),
