@@ -246,7 +246,7 @@ fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Rea
 fn entry_text<'r>(state: &State, node: u32, reader: &'r mut SpanReader<'_>) -> io::Result<&'r str> {
     let n = &state.nodes[node as usize];
     let bytes = reader.read(usize::from(n.src), n.span)?;
-    let text = std::str::from_utf8(bytes).map_err(|_| crate::source::changed())?;
+    let text = json::utf8(bytes).map_err(|_| crate::source::changed())?;
     if !(text.starts_with('{') && text.ends_with('}')) {
         return Err(crate::source::changed());
     }
@@ -402,7 +402,9 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
             draft.model = Some((m.into_owned(), last));
         }
     }
-    for (index, b) in blocks_of(n, text)?.iter().enumerate() {
+    let blocks = blocks_of(n, text)?;
+    item.blocks.reserve_exact(blocks.len());
+    for (index, b) in blocks.iter().enumerate() {
         let id =
             b.id.as_ref()
                 .filter(|r| text.as_bytes()[r.start] == b'"')
