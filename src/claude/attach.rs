@@ -3,7 +3,11 @@
 //! renders nothing (`hook_success` of most hooks, an empty `todo_reminder`, the kinds listed
 //! nowhere here) is not sent.
 
+use std::ops::Range;
+
 use serde_json::Value;
+
+use crate::json;
 
 /// What the client says after a queued prompt (claude.md class 3, attachments_01).
 const QUEUED_TAIL: &str = "This is how Claude Code surfaces messages the user sends mid-turn — \
@@ -21,6 +25,36 @@ that would benefit from tracking progress, consider using TaskCreate to add new 
 TaskUpdate to update task status (set to in_progress when starting, completed when done). Also \
 consider cleaning up the task list if it has become stale. Only use these if relevant to the \
 current work. This is just a gentle reminder - ignore if not applicable.";
+
+/// The kinds of attachment that can render a reminder ([`render`] renders nothing of any
+/// other), and the hook events whose `hook_success` does.
+const RENDERED: [&str; 7] = [
+    "hook_additional_context",
+    "hook_success",
+    "queued_command",
+    "date_change",
+    "deferred_tools_delta",
+    "skill_listing",
+    "task_reminder",
+];
+const SUCCESS_EVENTS: [&str; 2] = ["SessionStart", "UserPromptSubmit"];
+
+/// The reminder texts of the attachment object at `range` of `text`, in order. Most
+/// attachments render nothing (a `hook_success` after each tool call): their kind is told from
+/// their members' text, and only the others are read into a `Value`.
+pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
+    let member = |name| json::string_at(text, &json::member(text, range.start, name));
+    let kind = member("type");
+    let renders = match kind.as_deref() {
+        Some("hook_success") => member("hookEvent").is_some_and(|e| SUCCESS_EVENTS.contains(&&*e)),
+        Some(kind) => RENDERED.contains(&kind),
+        None => false,
+    };
+    if !renders {
+        return Vec::new();
+    }
+    render(&serde_json::from_str(&text[range]).unwrap_or(Value::Null))
+}
 
 /// The reminder texts of one attachment (its `attachment` member), in order.
 pub(crate) fn render(attachment: &Value) -> Vec<String> {
@@ -45,10 +79,7 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
         "hook_success" => {
             let event = field("hookEvent").unwrap_or_default();
             match field("content") {
-                Some(content)
-                    if !content.is_empty()
-                        && matches!(event, "SessionStart" | "UserPromptSubmit") =>
-                {
+                Some(content) if !content.is_empty() && SUCCESS_EVENTS.contains(&event) => {
                     wrap(format!("{event} hook success: {content}"))
                 }
                 _ => Vec::new(),
@@ -111,6 +142,36 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Told from its members' text, an attachment renders what its `Value` renders; one of a
+    /// kind that renders nothing is not read further.
+    #[test]
+    fn an_attachment_renders_the_same_told_from_its_text() {
+        let kinds = RENDERED
+            .iter()
+            .chain(&["todo_reminder", "plan_mode", "nested_memory"]);
+        let events = SUCCESS_EVENTS.iter().chain(&["PostToolUse", "Stop"]);
+        for kind in kinds {
+            for event in events.clone() {
+                let attachment = serde_json::json!({"type": kind, "hookEvent": event,
+                    "content": ["c"], "prompt": "p", "newDate": "2026-12-02",
+                    "addedNames": ["Tool"]});
+                let text = format!(r#"{{"attachment":{attachment}}}"#);
+                let at = json::member(&text, 0, "attachment").unwrap();
+                assert_eq!(render_at(&text, at), render(&attachment), "{text}");
+            }
+        }
+        // A `content` that is a string, for the kinds that take one.
+        for kind in ["hook_success", "skill_listing", "hook_additional_context"] {
+            let attachment = serde_json::json!({"type": kind, "hookEvent": "SessionStart",
+                "content": "c"});
+            let text = format!(r#"{{"attachment":{attachment}}}"#);
+            let at = json::member(&text, 0, "attachment").unwrap();
+            let rendered = render_at(&text, at);
+            assert!(!rendered.is_empty(), "{text}");
+            assert_eq!(rendered, render(&attachment), "{text}");
+        }
+    }
 
     #[test]
     fn hooks_render_as_the_client_renders_them() {

@@ -370,8 +370,7 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         let Some(r) = json::member(text, 0, "attachment") else {
             return Ok(draft);
         };
-        let value: Value = serde_json::from_str(&text[r]).unwrap_or(Value::Null);
-        for text in attach::render(&value) {
+        for text in attach::render_at(text, r) {
             let body = own(&mut draft.texts, text);
             item.blocks.push(Block::text(node, body));
         }
