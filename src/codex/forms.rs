@@ -26,7 +26,7 @@ pub(crate) fn item_text(
         return Ok(());
     }
     let bytes = reader.read(item.src(), item.span())?;
-    let text = std::str::from_utf8(bytes).map_err(|_| crate::source::changed())?;
+    let text = json::utf8(bytes).map_err(|_| crate::source::changed())?;
     match item.form() {
         Form::Verbatim if item.has(Flags::STRIPPED) => stripped(checked(text)?, out),
         Form::Verbatim => out.extend_from_slice(checked(text)?.as_bytes()),

@@ -183,7 +183,7 @@ impl<'s> View<'s> {
         }
         let mut original = std::mem::take(out);
         if self.reencodes(&item) {
-            let logged = std::str::from_utf8(&original).unwrap_or_default();
+            let logged = json::utf8(&original).unwrap_or_default();
             let mut sent = Vec::with_capacity(original.len());
             let openai = !self.state.custom_provider;
             typed::wire(
@@ -196,7 +196,7 @@ impl<'s> View<'s> {
             changes.reencoded = sent != original;
             original = sent;
         }
-        let text = std::str::from_utf8(&original).unwrap_or_default();
+        let text = json::utf8(&original).unwrap_or_default();
         let mut prepared_text = Vec::new();
         changes.prepared = prep::prepare(
             &item,
@@ -205,7 +205,7 @@ impl<'s> View<'s> {
             Read::Whole,
             &mut prepared_text,
         );
-        let text = std::str::from_utf8(&prepared_text).unwrap_or_default();
+        let text = json::utf8(&prepared_text).unwrap_or_default();
         let lite = self.settings.model.lite;
         replace_media(
             item,
