@@ -882,8 +882,6 @@ pub fn lone_surrogates_replaced(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The four hex digits at `at` as a number, `at` moved past them; a digit that is missing or
-/// not hex counts as 0 (only ASCII bytes are taken, so a character is never split).
 /// The code unit of the four hex digits at `at`, if they are four hex digits.
 fn unit_at(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = bytes.get(at..at + 4)?;
@@ -921,6 +919,8 @@ fn escape_size(bytes: &[u8], at: usize) -> (usize, usize) {
     }
 }
 
+/// The four hex digits at `at` as a number, `at` moved past them; a digit that is missing or
+/// not hex counts as 0 (only ASCII bytes are taken, so a character is never split).
 fn hex4(bytes: &[u8], at: &mut usize) -> u32 {
     let mut n = 0;
     for _ in 0..4 {
