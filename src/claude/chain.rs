@@ -253,8 +253,12 @@ impl Fold {
     }
 }
 
-/// The decoded string at `span` of a classified line (so UTF-8 already).
-fn decoded<'c>(chunk: &'c Bytes<'_>, span: Span) -> Option<Cow<'c, [u8]>> {
+/// The decoded string at `within` of a classified line (so UTF-8 already).
+fn decoded<'c>(chunk: &'c Bytes<'_>, line: LineAt, within: Within) -> Option<Cow<'c, [u8]>> {
+    let span = Span {
+        at: line.at + u64::from(within.start),
+        len: within.end - within.start,
+    };
     json::decode_key(chunk.get(span))
 }
 
@@ -268,41 +272,43 @@ impl pipeline::Fold for Fold {
             state.tool_faults.push(fault);
         }
         if entry.kind == Kind::Unknown {
-            let name = decoded(chunk, entry.type_name).unwrap_or_default();
+            let name = decoded(chunk, line, entry.type_name).unwrap_or_default();
             f.unknown(&String::from_utf8_lossy(&name));
         } else {
             state.known += 1;
         }
         if state.entry_session.is_none()
-            && let Some(id) = entry.session_id.and_then(|s| decoded(chunk, s))
+            && let Some(id) = entry.session_id.and_then(|s| decoded(chunk, line, s))
         {
             let id: Box<str> = String::from_utf8_lossy(&id).into();
             state.session_id = Some(id.clone());
             state.entry_session = Some(id);
         }
         if state.cwd.is_none()
-            && let Some(cwd) = entry.cwd.and_then(|s| decoded(chunk, s))
+            && let Some(cwd) = entry.cwd.and_then(|s| decoded(chunk, line, s))
         {
             state.cwd = Some(String::from_utf8_lossy(&cwd).into());
         }
         if state.started.is_none()
-            && let (Some(time), Some(text)) =
-                (entry.time, entry.timestamp.and_then(|s| decoded(chunk, s)))
+            && let (Some(time), Some(text)) = (
+                entry.time,
+                entry.timestamp.and_then(|s| decoded(chunk, line, s)),
+            )
         {
             let seconds = time.div_euclid(1_000_000_000);
             state.started = Some((String::from_utf8_lossy(&text).into(), seconds));
         }
-        if let Some(leaf) = entry.leaf_uuid.and_then(|s| decoded(chunk, s)) {
+        if let Some(leaf) = entry.leaf_uuid.and_then(|s| decoded(chunk, line, s)) {
             state.last_prompt_leaf = Some(state.uuids.intern(&leaf));
         }
         if state.teleported_from.is_none()
-            && let Some(remote) = entry.remote_session.and_then(|s| decoded(chunk, s))
+            && let Some(remote) = entry.remote_session.and_then(|s| decoded(chunk, line, s))
         {
             state.teleported_from = Some(String::from_utf8_lossy(&remote).into());
         }
-        if let Some([agent, session, last]) = entry.fork_ref {
-            let text = |s: Option<Span>| {
-                s.and_then(|s| decoded(chunk, s))
+        if let Some(&[agent, session, last]) = entry.fork_ref.as_deref() {
+            let text = |s: Option<Within>| {
+                s.and_then(|s| decoded(chunk, line, s))
                     .map(|t| Box::<str>::from(String::from_utf8_lossy(&t)))
             };
             if let (Some(parent_session), Some(parent_last)) = (text(session), text(last)) {
@@ -313,17 +319,17 @@ impl pipeline::Fold for Fold {
                 });
             }
         }
-        let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, s)) else {
+        let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, line, s)) else {
             return;
         };
 
         let uuid = state.uuids.intern(&uuid);
-        let parent = match entry.parent.and_then(|s| decoded(chunk, s)) {
+        let parent = match entry.parent.and_then(|s| decoded(chunk, line, s)) {
             Some(parent) => state.uuids.intern(&parent),
             None => NONE,
         };
         self.node_of.resize(state.uuids.len(), NONE);
-        let message_id = match entry.message_id.and_then(|s| decoded(chunk, s)) {
+        let message_id = match entry.message_id.and_then(|s| decoded(chunk, line, s)) {
             Some(id) => state.message_ids.intern(&id),
             None => NONE,
         };

@@ -7,7 +7,6 @@ use std::ops::Range;
 
 use crate::findings::ParseError;
 use crate::json::{self, Parser};
-use crate::source::Span;
 use crate::toolcall::{self, ToolFault};
 
 /// The entry types rollcall knows (SPEC §10); any other is counted as an unknown record.
@@ -68,30 +67,30 @@ impl Kind {
 pub(crate) struct Line {
     pub kind: Kind,
     /// The raw `type` string, for counting an unknown kind.
-    pub type_name: Span,
+    pub type_name: Within,
     /// The raw `uuid` string, when it is a non-empty string.
-    pub uuid: Option<Span>,
+    pub uuid: Option<Within>,
     /// The raw `parentUuid` string, when it is one.
-    pub parent: Option<Span>,
+    pub parent: Option<Within>,
     /// The raw `message.id` of an assistant entry (one API response spans several entries).
-    pub message_id: Option<Span>,
+    pub message_id: Option<Within>,
     /// The raw `sessionId` string.
-    pub session_id: Option<Span>,
+    pub session_id: Option<Within>,
     /// The raw `cwd` string.
-    pub cwd: Option<Span>,
+    pub cwd: Option<Within>,
     /// The raw `timestamp` string.
-    pub timestamp: Option<Span>,
+    pub timestamp: Option<Within>,
     /// `timestamp` in nanoseconds since 1970 (UTC), when it reads as an ISO 8601 time.
     pub time: Option<i64>,
     /// The raw `leafUuid` string of a `last-prompt` entry: the leaf the client last used.
-    pub leaf_uuid: Option<Span>,
+    pub leaf_uuid: Option<Within>,
     /// A `fork-context-ref` entry's raw `agentId`, `parentSessionId` and `parentLastUuid`
     /// strings: a forked subagent's history starts with its parent session's chain up to that
     /// entry (SPEC §11.3.14).
-    pub fork_ref: Option<[Option<Span>; 3]>,
+    pub fork_ref: Option<Box<[Option<Within>; 3]>>,
     /// The raw `remoteSessionId` string of a `teleported-from` entry: the session on Claude
     /// Code on the web this one was teleported from.
-    pub remote_session: Option<Span>,
+    pub remote_session: Option<Within>,
     pub flags: u8,
     /// Where a message's `content` and `model` values are in the line, so that the view, reading
     /// the entry again, goes straight to them.
@@ -101,8 +100,9 @@ pub(crate) struct Line {
     pub tool_faults: Vec<ToolFault>,
 }
 
-/// A range of a line, in bytes from its start (lines are shorter than 4 GiB).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A range of a line, in bytes from its start (lines are shorter than 4 GiB): half the size of
+/// a span of the input, and a line's record carries a dozen of them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Within {
     pub start: u32,
     pub end: u32,
@@ -148,8 +148,10 @@ pub(crate) struct Classifier;
 impl crate::pipeline::Classify for Classifier {
     type Record = Line;
 
-    fn classify(&self, line: &[u8], at: u64) -> Result<Line, ParseError> {
-        classify(line, at)
+    /// A line's record holds ranges of the line, not of the input: the fold, which knows where
+    /// the line is, makes spans of them.
+    fn classify(&self, line: &[u8], _at: u64) -> Result<Line, ParseError> {
+        classify(line)
     }
 }
 
@@ -173,7 +175,7 @@ struct Members {
     remote_session: Option<Range<usize>>,
 }
 
-fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
+fn classify(line: &[u8]) -> Result<Line, ParseError> {
     let text = json::utf8(line)?;
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
@@ -225,19 +227,15 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
         return Err(ParseError::NoType);
     };
     let kind = Kind::from_type(&type_name);
-    let span = |r: &Range<usize>| Span {
-        at: at + r.start as u64,
-        len: r.len() as u32,
-    };
     let string_span = |r: &Option<Range<usize>>| {
         r.as_ref()
             .filter(|r| text.as_bytes()[r.start] == b'"')
-            .map(span)
+            .map(Within::of)
     };
     let mut entry = Line {
         kind,
-        type_name: m.kind.as_ref().map(span).unwrap_or_default(),
-        uuid: string_span(&m.uuid).filter(|s| s.len > 2),
+        type_name: m.kind.as_ref().map(Within::of).unwrap_or_default(),
+        uuid: string_span(&m.uuid).filter(|w| w.end - w.start > 2),
         parent: string_span(&m.parent),
         message_id: None,
         session_id: string_span(&m.session_id),
@@ -248,11 +246,11 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
             .then(|| string_span(&m.leaf_uuid))
             .flatten(),
         fork_ref: (&*type_name == "fork-context-ref").then(|| {
-            [
+            Box::new([
                 string_span(&m.agent_id),
                 string_span(&m.parent_session),
                 string_span(&m.parent_last),
-            ]
+            ])
         }),
         remote_session: (&*type_name == "teleported-from")
             .then(|| string_span(&m.remote_session))
@@ -295,7 +293,7 @@ fn classify(line: &[u8], at: u64) -> Result<Line, ParseError> {
         entry.model = facts.model.as_ref().map(Within::of);
         let (id, results_only) = (facts.id, facts.results_only);
         if kind == Kind::Assistant {
-            entry.message_id = id.map(|r| span(&r));
+            entry.message_id = id.as_ref().map(Within::of);
         } else if results_only {
             entry.flags |= Line::RESULTS_ONLY;
         }
@@ -566,14 +564,13 @@ mod tests {
     fn entries_say_what_the_chain_needs() {
         let e = classify(
             br#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00Z"}"#,
-            100,
         )
         .unwrap();
         assert_eq!(e.kind, Kind::User);
         assert_eq!(e.flags, Line::MESSAGE | Line::RESULTS_ONLY);
         assert!(e.uuid.is_some() && e.parent.is_none());
         assert_eq!(
-            classify(br#"{"type":"assistant","uuid":"a"}"#, 0),
+            classify(br#"{"type":"assistant","uuid":"a"}"#),
             Err(ParseError::Shape {
                 kind: "assistant",
                 problem: r#"no object "message""#
@@ -581,7 +578,6 @@ mod tests {
         );
         let b = classify(
             br#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"isSidechain":true}"#,
-            0,
         )
         .unwrap();
         assert_eq!(b.flags, Line::BOUNDARY | Line::SIDECHAIN);
