@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Kind, Line, Within};
+use super::entry::{Id, Kind, Line, Within};
 use crate::findings::Findings;
 use crate::intern::Strings;
 use crate::json;
@@ -253,6 +253,15 @@ impl Fold {
     }
 }
 
+/// The decoded bytes of an entry's id, carried in its record or at `within` of its line.
+fn id_bytes<'a>(chunk: &'a Bytes<'_>, line: LineAt, id: &'a Option<Id>) -> Option<Cow<'a, [u8]>> {
+    match id {
+        Some(Id::Key(key)) => Some(Cow::Borrowed(key.bytes())),
+        Some(Id::At(within)) => decoded(chunk, line, *within),
+        None => None,
+    }
+}
+
 /// The decoded string at `within` of a classified line (so UTF-8 already).
 fn decoded<'c>(chunk: &'c Bytes<'_>, line: LineAt, within: Within) -> Option<Cow<'c, [u8]>> {
     let span = Span {
@@ -319,17 +328,17 @@ impl pipeline::Fold for Fold {
                 });
             }
         }
-        let Some(uuid) = entry.uuid.and_then(|s| decoded(chunk, line, s)) else {
+        let id = |id| id_bytes(chunk, line, id);
+        let Some(uuid) = id(&entry.uuid) else {
             return;
         };
-
         let uuid = state.uuids.intern(&uuid);
-        let parent = match entry.parent.and_then(|s| decoded(chunk, line, s)) {
+        let parent = match id(&entry.parent) {
             Some(parent) => state.uuids.intern(&parent),
             None => NONE,
         };
         self.node_of.resize(state.uuids.len(), NONE);
-        let message_id = match entry.message_id.and_then(|s| decoded(chunk, line, s)) {
+        let message_id = match id(&entry.message_id) {
             Some(id) => state.message_ids.intern(&id),
             None => NONE,
         };

@@ -68,12 +68,12 @@ pub(crate) struct Line {
     pub kind: Kind,
     /// The raw `type` string, for counting an unknown kind.
     pub type_name: Within,
-    /// The raw `uuid` string, when it is a non-empty string.
-    pub uuid: Option<Within>,
-    /// The raw `parentUuid` string, when it is one.
-    pub parent: Option<Within>,
+    /// The `uuid` string, when it is a non-empty string.
+    pub uuid: Option<Id>,
+    /// The `parentUuid` string, when it is one.
+    pub parent: Option<Id>,
     /// The raw `message.id` of an assistant entry (one API response spans several entries).
-    pub message_id: Option<Within>,
+    pub message_id: Option<Id>,
     /// The raw `sessionId` string.
     pub session_id: Option<Within>,
     /// The raw `cwd` string.
@@ -98,6 +98,47 @@ pub(crate) struct Line {
     pub model: Option<Within>,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
     pub tool_faults: Vec<ToolFault>,
+}
+
+/// An id of an entry (its uuid, its parent's, its message's), decoded by the classifier: the
+/// fold interns it without reading the line again, which another core parsed and which no cache
+/// holds by then (reading it there was 8% of loading a large transcript). One too long to carry
+/// is left where it is in the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Id {
+    Key(Key),
+    At(Within),
+}
+
+/// The decoded bytes of a short string (a uuid is 36).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key {
+    len: u8,
+    bytes: [u8; Key::MAX],
+}
+
+impl Key {
+    const MAX: usize = 39;
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl Id {
+    /// The id of the JSON string at `range` of `text`; `None` when it is no string.
+    fn of(text: &str, range: &Range<usize>) -> Option<Id> {
+        let decoded = json::decode_key(&text[range.clone()])?;
+        if decoded.len() > Key::MAX {
+            return Some(Id::At(Within::of(range)));
+        }
+        let mut key = Key {
+            len: decoded.len() as u8,
+            bytes: [0; Key::MAX],
+        };
+        key.bytes[..decoded.len()].copy_from_slice(&decoded);
+        Some(Id::Key(key))
+    }
 }
 
 /// A range of a line, in bytes from its start (lines are shorter than 4 GiB): half the size of
@@ -232,11 +273,16 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
             .filter(|r| text.as_bytes()[r.start] == b'"')
             .map(Within::of)
     };
+    let string_id = |r: &Range<usize>| {
+        (text.as_bytes()[r.start] == b'"')
+            .then(|| Id::of(text, r))
+            .flatten()
+    };
     let mut entry = Line {
         kind,
         type_name: m.kind.as_ref().map(Within::of).unwrap_or_default(),
-        uuid: string_span(&m.uuid).filter(|w| w.end - w.start > 2),
-        parent: string_span(&m.parent),
+        uuid: m.uuid.as_ref().filter(|r| r.len() > 2).and_then(&string_id),
+        parent: m.parent.as_ref().and_then(&string_id),
         message_id: None,
         session_id: string_span(&m.session_id),
         cwd: string_span(&m.cwd),
@@ -293,7 +339,7 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         entry.model = facts.model.as_ref().map(Within::of);
         let (id, results_only) = (facts.id, facts.results_only);
         if kind == Kind::Assistant {
-            entry.message_id = id.as_ref().map(Within::of);
+            entry.message_id = id.as_ref().and_then(|r| Id::of(text, r));
         } else if results_only {
             entry.flags |= Line::RESULTS_ONLY;
         }
