@@ -6,6 +6,36 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
+/// A short string's bytes, carried by value: a classifier decodes an id (a uuid, a call id)
+/// while it has the line at hand, and the fold interns it from the record, without reading the
+/// line again (another core parsed it, and no cache holds it any longer by then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Short {
+    len: u8,
+    bytes: [u8; Short::MAX],
+}
+
+impl Short {
+    /// The longest string carried (a uuid is 36 bytes).
+    pub const MAX: usize = 39;
+
+    /// `bytes`, when they are short enough.
+    pub fn new(bytes: &[u8]) -> Option<Short> {
+        let mut short = Short {
+            len: u8::try_from(bytes.len())
+                .ok()
+                .filter(|&n| usize::from(n) <= Short::MAX)?,
+            bytes: [0; Short::MAX],
+        };
+        short.bytes[..bytes.len()].copy_from_slice(bytes);
+        Some(short)
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
 /// Interned byte strings: one arena, one hash table of indices into it.
 #[derive(Debug, Default)]
 pub(crate) struct Strings {
@@ -55,5 +85,39 @@ impl Strings {
 
     pub fn len(&self) -> usize {
         self.ends.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_string_is_carried_whole_and_a_longer_one_not_at_all() {
+        let uuid = b"7f3a0c2e-0001-4000-8000-000000000007";
+        assert_eq!(
+            Short::new(uuid).map(|s| s.bytes().to_vec()),
+            Some(uuid.to_vec())
+        );
+        let longest = [b'x'; Short::MAX];
+        assert_eq!(
+            Short::new(&longest).map(|s| s.bytes().len()),
+            Some(Short::MAX)
+        );
+        assert_eq!(Short::new(&[b'x'; Short::MAX + 1]), None);
+        assert_eq!(Short::new(b"").map(|s| s.bytes().len()), Some(0));
+    }
+
+    #[test]
+    fn a_string_interned_twice_is_one_index_as_the_table_grows() {
+        let mut strings = Strings::default();
+        let indices: Vec<u32> = (0..10_000)
+            .map(|i| strings.intern(format!("id-{i}").as_bytes()))
+            .collect();
+        for (i, &index) in indices.iter().enumerate() {
+            assert_eq!(strings.intern(format!("id-{i}").as_bytes()), index);
+            assert_eq!(strings.get(index), format!("id-{i}").as_bytes());
+        }
+        assert_eq!(strings.len(), 10_000);
     }
 }

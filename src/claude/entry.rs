@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use crate::findings::ParseError;
+use crate::intern::Short;
 use crate::json::{self, Parser};
 use crate::toolcall::{self, ToolFault};
 
@@ -100,44 +101,20 @@ pub(crate) struct Line {
     pub tool_faults: Vec<ToolFault>,
 }
 
-/// An id of an entry (its uuid, its parent's, its message's), decoded by the classifier: the
-/// fold interns it without reading the line again, which another core parsed and which no cache
-/// holds by then (reading it there was 8% of loading a large transcript). One too long to carry
-/// is left where it is in the line.
+/// An id of an entry (its uuid, its parent's, its message's), decoded by the classifier for the
+/// fold (reading it from the line there was 8% of loading a large transcript); one too long to
+/// carry is left where it is in the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Id {
-    Key(Key),
+    Key(Short),
     At(Within),
-}
-
-/// The decoded bytes of a short string (a uuid is 36).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Key {
-    len: u8,
-    bytes: [u8; Key::MAX],
-}
-
-impl Key {
-    const MAX: usize = 39;
-
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
-    }
 }
 
 impl Id {
     /// The id of the JSON string at `range` of `text`; `None` when it is no string.
     fn of(text: &str, range: &Range<usize>) -> Option<Id> {
         let decoded = json::decode_key(&text[range.clone()])?;
-        if decoded.len() > Key::MAX {
-            return Some(Id::At(Within::of(range)));
-        }
-        let mut key = Key {
-            len: decoded.len() as u8,
-            bytes: [0; Key::MAX],
-        };
-        key.bytes[..decoded.len()].copy_from_slice(&decoded);
-        Some(Id::Key(key))
+        Some(Short::new(&decoded).map_or(Id::At(Within::of(range)), Id::Key))
     }
 }
 

@@ -20,9 +20,14 @@ impl CallIds {
             return CallKey::NONE;
         };
         match json::decode_key(raw) {
-            Some(key) => CallKey::string(self.strings.intern(&key)),
+            Some(key) => self.key_decoded(&key),
             None => CallKey::other(self.others.intern(raw)),
         }
+    }
+
+    /// The key of a string `call_id` already decoded.
+    pub fn key_decoded(&mut self, decoded: &[u8]) -> CallKey {
+        CallKey::string(self.strings.intern(decoded))
     }
 
     /// How many distinct string ids there are (the range of [`CallKey::pairing`]).

@@ -505,11 +505,12 @@ impl<'s> Fold<'s> {
     fn resolve(&mut self, new: NewItem, chunk: &Bytes<'_>) -> Item {
         let mut item = new.item.in_source(self.src);
         if item.kind.pairs() {
-            item.aux = self
-                .state
-                .calls
-                .key(new.call_id.map(|span| chunk.get(span)))
-                .0;
+            let calls = &mut self.state.calls;
+            item.aux = match new.call_key {
+                Some(key) => calls.key_decoded(key.bytes()),
+                None => calls.key(new.call_id.map(|span| chunk.get(span))),
+            }
+            .0;
         }
         item
     }

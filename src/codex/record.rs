@@ -10,6 +10,7 @@ use super::prep::{self, Prep};
 use super::turns;
 use super::typed::{self, Typed};
 use crate::findings::ParseError;
+use crate::intern::Short;
 use crate::json::{self, Parser};
 use crate::source::Span;
 use crate::toolcall::{self, ToolFault};
@@ -31,6 +32,9 @@ pub(crate) struct NewItem {
     pub item: Item,
     /// The raw JSON of its `call_id`, for a call or output that has one.
     pub call_id: Option<Span>,
+    /// That `call_id` decoded, when it is a string short enough to carry: the fold interns it
+    /// from here instead of reading the line again.
+    pub call_key: Option<Short>,
     /// What the model API may refuse of a call when it is sent again (its line not yet set).
     pub fault: Option<Box<ToolFault>>,
 }
@@ -383,6 +387,7 @@ impl Line<'_> {
                 let item = NewItem {
                     item,
                     call_id: None,
+                    call_key: None,
                     fault: None,
                 };
                 (Some(Codex), Record::Item(Some(item)))
@@ -597,6 +602,7 @@ fn untyped(line_at: u64, range: &Range<usize>) -> NewItem {
     NewItem {
         item: Item::new(0, span, ItemKind::Other, Form::Verbatim),
         call_id: None,
+        call_key: None,
         fault: None,
     }
 }
@@ -651,12 +657,16 @@ fn new_item(
         }
     }
     let mut call_id = None;
+    let mut call_key = None;
     let mut fault = None;
     if kind.pairs() {
         call_id = f.call_id.as_ref().map(|r| Span {
             at: line_at + r.start as u64,
             len: r.len() as u32,
         });
+        call_key = item::raw(text, &f.call_id)
+            .and_then(json::decode_key)
+            .and_then(|key| Short::new(&key));
     }
     match kind {
         ItemKind::GhostSnapshot => return Candidate::Filtered,
@@ -719,6 +729,7 @@ fn new_item(
     Candidate::Item(NewItem {
         item,
         call_id,
+        call_key,
         fault,
     })
 }
