@@ -33,7 +33,8 @@ pub(crate) struct Node {
     /// The source its span points into: 0 for the file itself, 1 for the parent session a
     /// forked subagent inherits from.
     pub src: u8,
-    /// Where its message's `content` and `model` are in its line.
+    /// Where its message's `content` and `model` are in its line (for an attachment entry,
+    /// its `attachment`).
     pub content: Option<Within>,
     pub model: Option<Within>,
 }

@@ -93,8 +93,8 @@ pub(crate) struct Line {
     /// Code on the web this one was teleported from.
     pub remote_session: Option<Within>,
     pub flags: u8,
-    /// Where a message's `content` and `model` values are in the line, so that the view, reading
-    /// the entry again, goes straight to them.
+    /// Where a message's `content` and `model` values are in the line (for an attachment entry,
+    /// its `attachment`), so that the view, reading the entry again, goes straight to them.
     pub content: Option<Within>,
     pub model: Option<Within>,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
@@ -191,6 +191,7 @@ struct Members {
     parent_session: Option<Range<usize>>,
     parent_last: Option<Range<usize>>,
     remote_session: Option<Range<usize>>,
+    attachment: Option<Range<usize>>,
 }
 
 fn classify(line: &[u8]) -> Result<Line, ParseError> {
@@ -234,6 +235,7 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
             "parentSessionId" => &mut m.parent_session,
             "parentLastUuid" => &mut m.parent_last,
             "remoteSessionId" => &mut m.remote_session,
+            "attachment" => &mut m.attachment,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
@@ -292,6 +294,9 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
     }
     if kind == Kind::Assistant && is_true(&m.api_error) {
         entry.flags |= Line::API_ERROR;
+    }
+    if kind == Kind::Attachment {
+        entry.content = m.attachment.as_ref().map(Within::of);
     }
     if kind == Kind::System {
         match json::string_at(text, &m.subtype).as_deref() {

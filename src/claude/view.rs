@@ -367,7 +367,8 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         Body::Owned((texts.len() - 1) as u32)
     };
     if attachment {
-        let Some(r) = json::member(text, 0, "attachment") else {
+        // The classifier found the attachment: the entry is not walked again for it.
+        let Some(r) = n.content.and_then(|c| c.get(text)) else {
             return Ok(draft);
         };
         for text in attach::render_at(text, r) {
