@@ -100,6 +100,13 @@ impl<'a> Parser<'a> {
     /// Moves to byte offset `at`, where a value starts; ranges stay offsets of the whole text.
     pub fn seek(&mut self, at: usize) {
         self.pos = at.min(self.text.len());
+        // The strings known before `at` are of no more use: passed over by a search, not one by
+        // one, as many walks of one line each start far into it (the items of a replacement
+        // history, each checked on its own).
+        let skipped = self
+            .known
+            .partition_point(|known| (known.at as usize) < self.pos);
+        self.known = &self.known[skipped..];
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -1330,6 +1337,26 @@ mod tests {
         let mut p = Parser::knowing(&doc, &wrong);
         assert!(p.array(|_| Ok(false)).is_err());
         assert!(Parser::new(&doc).array(|_| Ok(false)).is_ok());
+    }
+
+    /// A walk that starts far into a text does not pass over the strings known before it one
+    /// by one: each item of a replacement history is checked by a walk of its own, and a line
+    /// holds hundreds of thousands of them.
+    #[test]
+    fn a_seek_passes_the_known_strings_before_it() {
+        let long = "x".repeat(LONG);
+        let doc = format!(r#"["{long}","{long}",{{"a":"{long}"}}]"#);
+        let mut first = Parser::remembering(&doc);
+        let all = walk(&mut first);
+        let known = first.long_strings();
+        assert_eq!(known.len(), 3);
+        let object = all.iter().rev().nth(1).unwrap().start;
+        let mut p = Parser::knowing(&doc, &known);
+        p.seek(object);
+        assert_eq!(p.known, &known[2..]);
+        let mut scanning = Parser::new(&doc);
+        scanning.seek(object);
+        assert_eq!(walk(&mut p), walk(&mut scanning));
     }
 
     #[test]
