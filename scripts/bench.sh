@@ -8,7 +8,9 @@
 #
 # Environment (defaults in brackets):
 #   MB [1024]             size of the generated rollout, in MiB
-#   RUNS [3]              runs per command: the best wall time and the largest peak RSS are reported
+#   RUNS [3]              rounds: each round runs every command of a table once, in turn, so that
+#                         a change in the host's load falls on all alike; the best wall time and
+#                         the largest peak RSS of each are reported
 #   SEED [1]              generator seed
 #   BENCH_DIR [target/bench]  where generated rollouts are kept; one is reused while its name (size,
 #                         seed, generator arguments) matches and it is newer than the generator
@@ -121,26 +123,31 @@ command_for() {
 time_log=$(mktemp)
 trap 'rm -f "$time_log"' EXIT
 
-# measure NAME FILE: runs the command RUNS times with stdout to /dev/null; sets WALL (best seconds)
-# and RSS_KIB (largest peak resident set size).
-measure() {
+# run_once NAME FILE: runs the command once with stdout to /dev/null; sets LABEL, WALL (seconds)
+# and RSS_KIB (peak resident set size).
+run_once() {
 	command_for "$1" "$2"
-	local i start end wall rss
-	WALL='' RSS_KIB=0
+	local start end
+	start=$EPOCHREALTIME
+	if ! /usr/bin/time -v -o "$time_log" "${CMD[@]}" >/dev/null; then
+		die "failed ($(grep -m1 -E '^Command|Exit status' "$time_log" | sed 's/^[[:space:]]*//')): ${CMD[*]}"
+	fi
+	end=$EPOCHREALTIME
+	WALL=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+	RSS_KIB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$time_log")
+}
+
+# measure NAME FILE: the best wall time of RUNS runs in a row, in WALL (for the scaling rows,
+# which compare a command with itself).
+measure() {
+	local best='' i
 	for ((i = 0; i < RUNS; i++)); do
-		start=$EPOCHREALTIME
-		if ! /usr/bin/time -v -o "$time_log" "${CMD[@]}" >/dev/null; then
-			die "failed ($(grep -m1 -E '^Command|Exit status' "$time_log" | sed 's/^[[:space:]]*//')): ${CMD[*]}"
+		run_once "$1" "$2"
+		if [[ -z $best ]] || awk -v a="$WALL" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$WALL
 		fi
-		end=$EPOCHREALTIME
-		wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-		rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$time_log")
-		if [[ -z $WALL ]] || awk -v a="$wall" -v b="$WALL" 'BEGIN { exit !(a < b) }'; then
-			WALL=$wall
-		fi
-		if ((rss > RSS_KIB)); then RSS_KIB=$rss; fi
 	done
-	echo "  $LABEL on ${2##*/}: best $WALL s, peak RSS $((RSS_KIB / 1024)) MiB" >&2
+	WALL=$best
 }
 
 # warm FILE: read it once so every command starts from the page cache.
@@ -158,13 +165,29 @@ table() {
 	rows=()
 	RATIO=()
 	local walls=() labels=() rss=()
-	for name in "$@"; do
-		measure "$name" "$input"
-		[[ -n $first ]] || first=$WALL
-		[[ $name != floor ]] || floor=$WALL
-		walls+=("$WALL") labels+=("$LABEL") rss+=("$RSS_KIB")
+	local i round
+	# The commands take turns, RUNS rounds of one run each, so that a change in the host's load
+	# falls on all of them alike and the ratios stay fair; each keeps its best wall time and its
+	# largest peak RSS.
+	for ((round = 0; round < RUNS; round++)); do
+		i=0
+		for name in "$@"; do
+			run_once "$name" "$input"
+			labels[i]=$LABEL
+			if [[ -z ${walls[i]:-} ]] || awk -v a="$WALL" -v b="${walls[i]}" 'BEGIN { exit !(a < b) }'; then
+				walls[i]=$WALL
+			fi
+			if ((RSS_KIB > ${rss[i]:-0})); then rss[i]=$RSS_KIB; fi
+			i=$((i + 1))
+		done
 	done
-	local i
+	i=0
+	for name in "$@"; do
+		echo "  ${labels[i]} on ${input##*/}: best ${walls[i]} s, peak RSS $((rss[i] / 1024)) MiB" >&2
+		[[ -n $first ]] || first=${walls[i]}
+		[[ $name != floor ]] || floor=${walls[i]}
+		i=$((i + 1))
+	done
 	for ((i = 0; i < $#; i++)); do
 		name=${*:i+1:1}
 		RATIO[$name]=$(awk -v w="${walls[i]}" -v f="${floor:-0}" 'BEGIN { printf "%.2f", (f > 0 ? w / f : 0) }')
