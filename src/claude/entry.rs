@@ -73,7 +73,7 @@ pub(crate) struct Line {
     pub uuid: Option<Id>,
     /// The `parentUuid` string, when it is one.
     pub parent: Option<Id>,
-    /// The raw `message.id` of an assistant entry (one API response spans several entries).
+    /// The `message.id` of an assistant entry (one API response spans several entries).
     pub message_id: Option<Id>,
     /// The raw `sessionId` string.
     pub session_id: Option<Within>,
