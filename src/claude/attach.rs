@@ -26,8 +26,9 @@ TaskUpdate to update task status (set to in_progress when starting, completed wh
 consider cleaning up the task list if it has become stale. Only use these if relevant to the \
 current work. This is just a gentle reminder - ignore if not applicable.";
 
-/// The kinds of attachment that can render a reminder ([`render`] renders nothing of any
-/// other), and the hook events whose `hook_success` does.
+/// The kinds of attachment that can render a reminder, and the hook events whose
+/// `hook_success` does: [`render`] renders nothing of any other, and [`render_at`] does not read
+/// them further.
 const RENDERED: [&str; 7] = [
     "hook_additional_context",
     "hook_success",
@@ -44,23 +45,33 @@ const SUCCESS_EVENTS: [&str; 2] = ["SessionStart", "UserPromptSubmit"];
 /// their members' text, and only the others are read into a `Value`.
 pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
     let member = |name| json::string_at(text, &json::member(text, range.start, name));
-    let kind = member("type");
-    let renders = match kind.as_deref() {
-        Some("hook_success") => member("hookEvent").is_some_and(|e| SUCCESS_EVENTS.contains(&&*e)),
-        Some(kind) => RENDERED.contains(&kind),
-        None => false,
-    };
-    if !renders {
+    let kind = member("type").unwrap_or_default();
+    let event = || member("hookEvent").unwrap_or_default();
+    if !renders(&kind, || SUCCESS_EVENTS.contains(&&*event())) {
         return Vec::new();
     }
     render(&serde_json::from_str(&text[range]).unwrap_or(Value::Null))
+}
+
+/// Whether an attachment of `kind` can render a reminder; `success_event` tells, for a
+/// `hook_success` only, whether its hook event is one that does.
+fn renders(kind: &str, success_event: impl FnOnce() -> bool) -> bool {
+    match kind {
+        "hook_success" => success_event(),
+        kind => RENDERED.contains(&kind),
+    }
 }
 
 /// The reminder texts of one attachment (its `attachment` member), in order.
 pub(crate) fn render(attachment: &Value) -> Vec<String> {
     let field = |name: &str| attachment.get(name).and_then(Value::as_str);
     let wrap = |body: String| vec![format!("<system-reminder>\n{body}\n</system-reminder>")];
-    match field("type").unwrap_or_default() {
+    let kind = field("type").unwrap_or_default();
+    let event = field("hookEvent").unwrap_or_default();
+    if !renders(kind, || SUCCESS_EVENTS.contains(&event)) {
+        return Vec::new();
+    }
+    match kind {
         "hook_additional_context" => {
             let lines: Vec<&str> = match attachment.get("content") {
                 Some(Value::Array(parts)) => parts.iter().filter_map(Value::as_str).collect(),
@@ -70,21 +81,17 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
             if lines.is_empty() {
                 return Vec::new();
             }
-            let event = field("hookEvent").unwrap_or_default();
             wrap(format!(
                 "{event} hook additional context: {}",
                 lines.join("\n")
             ))
         }
-        "hook_success" => {
-            let event = field("hookEvent").unwrap_or_default();
-            match field("content") {
-                Some(content) if !content.is_empty() && SUCCESS_EVENTS.contains(&event) => {
-                    wrap(format!("{event} hook success: {content}"))
-                }
-                _ => Vec::new(),
+        "hook_success" => match field("content") {
+            Some(content) if !content.is_empty() => {
+                wrap(format!("{event} hook success: {content}"))
             }
-        }
+            _ => Vec::new(),
+        },
         "queued_command" => match field("prompt") {
             Some(prompt) => wrap(format!(
                 "The user sent a new message while you were working:\n{prompt}\n\n{QUEUED_TAIL}"
