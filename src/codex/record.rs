@@ -32,8 +32,8 @@ pub(crate) struct NewItem {
     pub item: Item,
     /// The raw JSON of its `call_id`, for a call or output that has one.
     pub call_id: Option<Span>,
-    /// That `call_id` decoded, when it is a string short enough to carry: the fold interns it
-    /// from here instead of reading the line again.
+    /// That `call_id` decoded, when it is a string short enough to carry, for an item appended
+    /// to the history: the fold interns it from here instead of reading the line again.
     pub call_key: Option<Short>,
     /// What the model API may refuse of a call when it is sent again (its line not yet set).
     pub fault: Option<Box<ToolFault>>,
@@ -664,9 +664,12 @@ fn new_item(
             at: line_at + r.start as u64,
             len: r.len() as u32,
         });
-        call_key = item::raw(text, &f.call_id)
-            .and_then(json::decode_key)
-            .and_then(|key| Short::new(&key));
+        // A replacement history keeps only the raw ids of its calls (it can hold millions).
+        if !replacement {
+            call_key = item::raw(text, &f.call_id)
+                .and_then(json::decode_key)
+                .and_then(|key| Short::new(&key));
+        }
     }
     match kind {
         ItemKind::GhostSnapshot => return Candidate::Filtered,
