@@ -432,7 +432,16 @@ impl Drop for SpanReader<'_> {
     fn drop(&mut self) {
         if self.window.len() <= WINDOW {
             let window = std::mem::take(&mut self.window);
-            SPARE_WINDOW.with(|spare| spare.set(window));
+            // The larger of the two stays: an `exact` reader's small window does not push out
+            // a part reader's.
+            SPARE_WINDOW.with(|spare| {
+                let kept = spare.take();
+                spare.set(if kept.len() > window.len() {
+                    kept
+                } else {
+                    window
+                });
+            });
         }
     }
 }
