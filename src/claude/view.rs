@@ -326,22 +326,60 @@ struct Draft {
     node: u32,
     /// Its `Block::id`s index `ids`, its `Body::Owned` blocks `texts`.
     item: Option<Item>,
-    /// The string ids of its blocks, decoded, in block order (dropped blocks' too).
-    ids: Vec<Vec<u8>>,
+    /// The string ids of its blocks, decoded, in block order (dropped blocks' too): strings
+    /// of its part's [`Decoded`].
+    ids: std::ops::Range<u32>,
     texts: Vec<String>,
-    /// An assistant entry's `message.model`, and whether it is the history's model so far.
-    model: Option<(String, bool)>,
+    /// An assistant entry's `message.model` (a string of its part's [`Decoded`]), and whether
+    /// it is the history's model so far.
+    model: Option<(u32, bool)>,
     /// Whitespace-only assistant texts dropped.
     blanks: u32,
 }
 
-/// The draft of history node `node`'s entry (see [`Draft`]).
-fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Draft> {
+/// The ids and model names a part's drafts decode, back to back in one buffer: a string each
+/// was a heap allocation made on a pool thread and freed on another, which kept the allocator
+/// from reusing memory where it is fast.
+#[derive(Default)]
+struct Decoded {
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+}
+
+impl Decoded {
+    fn push(&mut self, s: &[u8]) -> u32 {
+        self.bytes.extend_from_slice(s);
+        self.ends.push(self.bytes.len() as u32);
+        self.next() - 1
+    }
+
+    /// The index the next string pushed gets.
+    fn next(&self) -> u32 {
+        self.ends.len() as u32
+    }
+
+    fn get(&self, i: u32) -> &[u8] {
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i as usize - 1] as usize,
+        };
+        &self.bytes[start..self.ends[i as usize] as usize]
+    }
+}
+
+/// The draft of history node `node`'s entry (see [`Draft`]); its strings go to `decoded`.
+fn draft(
+    state: &State,
+    node: u32,
+    reader: &mut SpanReader<'_>,
+    decoded: &mut Decoded,
+) -> io::Result<Draft> {
     let n = &state.nodes[node as usize];
+    let first = decoded.next();
     let mut draft = Draft {
         node,
         item: None,
-        ids: Vec::new(),
+        ids: first..first,
         texts: Vec::new(),
         model: None,
         blanks: 0,
@@ -399,20 +437,18 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         let model = n.model.and_then(|m| m.get(text));
         if let Some(m) = json::string_at(text, &model) {
             let last = item.kind == ItemKind::Message && m != "<synthetic>";
-            draft.model = Some((m.into_owned(), last));
+            draft.model = Some((decoded.push(m.as_bytes()), last));
         }
     }
     let blocks = blocks_of(n, text)?;
+    draft.ids = decoded.next()..decoded.next();
     item.blocks.reserve_exact(blocks.len());
     for (index, b) in blocks.iter().enumerate() {
         let id =
             b.id.as_ref()
                 .filter(|r| text.as_bytes()[r.start] == b'"')
                 .and_then(|r| json::decode_key(&text[r.clone()]))
-                .map_or(NONE, |key| {
-                    draft.ids.push(key.into_owned());
-                    (draft.ids.len() - 1) as u32
-                });
+                .map_or(NONE, |key| decoded.push(&key));
         let mut block = Block::new(node, index as u32, b.kind, id, Body::Raw);
         let body = json::string_at(text, &b.text);
         match (item.role, b.kind) {
@@ -449,6 +485,7 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         }
         item.blocks.push(block);
     }
+    draft.ids.end = decoded.next();
     if !(item.blocks.is_empty() && item.role == Role::Assistant) {
         draft.item = Some(item);
     }
@@ -495,12 +532,17 @@ impl<'s> View<'s> {
         // the next one is drafted.
         let bytes = |&node: &u32| u64::from(state.nodes[node as usize].span.len);
         let work = |nodes: &[u32], reader: &mut SpanReader<'_>| {
-            let drafts = nodes.iter().map(|&node| draft(state, node, reader));
-            drafts.collect::<io::Result<Vec<Draft>>>()
+            let mut decoded = Decoded::default();
+            let drafts = nodes
+                .iter()
+                .map(|&node| draft(state, node, reader, &mut decoded));
+            Ok((drafts.collect::<io::Result<Vec<Draft>>>()?, decoded))
         };
-        let adopt = |drafts: Vec<Draft>| {
+        let mut interned = Vec::new();
+        let adopt = |(drafts, decoded): (Vec<Draft>, Decoded)| {
             for draft in drafts {
-                items.extend(view.adopt(draft, &mut models, &mut last_model));
+                let strings = (&decoded, &mut interned);
+                items.extend(view.adopt(draft, strings, &mut models, &mut last_model));
             }
             Ok(())
         };
@@ -523,12 +565,14 @@ impl<'s> View<'s> {
         Ok(view)
     }
 
-    /// Takes the next history entry's draft: interns its ids and model, owns its texts, notes
-    /// what it drops, and gives its item, if any. `last_model` becomes the model of an assistant
+    /// Takes the next history entry's draft, whose strings are in `decoded`: interns its ids
+    /// (into `interned`, kept from one draft to the next) and model, owns its texts, notes what
+    /// it drops, and gives its item, if any. `last_model` becomes the model of an assistant
     /// entry (not an API error, not `<synthetic>`), whether or not the view keeps the entry.
     fn adopt(
         &mut self,
         draft: Draft,
+        (decoded, interned): (&Decoded, &mut Vec<u32>),
         models: &mut Strings,
         last_model: &mut Option<u32>,
     ) -> Option<Item> {
@@ -541,13 +585,14 @@ impl<'s> View<'s> {
             blanks,
         } = draft;
         let model = model.map(|(m, last)| {
-            let m = models.intern(m.as_bytes());
+            let m = models.intern(decoded.get(m));
             if last {
                 *last_model = Some(m);
             }
             m
         });
-        let ids: Vec<u32> = ids.iter().map(|id| self.ids.intern(id)).collect();
+        interned.clear();
+        interned.extend(ids.clone().map(|id| self.ids.intern(decoded.get(id))));
         for _ in 0..blanks {
             self.dropped.push(Dropped::Blank { node });
         }
@@ -558,7 +603,7 @@ impl<'s> View<'s> {
         item.model = model.unwrap_or(NONE);
         for block in &mut item.blocks {
             if block.id != NONE {
-                block.id = ids[block.id as usize];
+                block.id = interned[(block.id - ids.start) as usize];
             }
             if let Body::Owned(at) = &mut block.body {
                 *at += base;
