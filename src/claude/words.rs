@@ -325,22 +325,25 @@ impl PromptView for View<'_> {
         reader: &mut SpanReader<'_>,
         each: &mut dyn FnMut(ViewEntry<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
-        let mut text = Vec::new();
-        for m in &self.messages {
-            self.message_text(m, reader, &mut text)?;
-            let origin = if m.inserted {
+        // Messages are written in parts on every core, as the Codex view's entries are.
+        let nodes = &self.state.nodes;
+        let bytes = |m: &&Message| {
+            let span = |&n: &u32| u64::from(nodes[n as usize].span.len);
+            m.nodes.iter().map(span).sum()
+        };
+        let make = |m: &&Message, reader: &mut SpanReader<'_>, text: &mut Vec<u8>| {
+            self.message_text(m, reader, text)?;
+            Ok(Some(if m.inserted {
                 Origin::Synthetic
             } else if !m.notes.is_empty() {
                 Origin::Changed
             } else {
                 Origin::Kept
-            };
-            each(ViewEntry {
-                origin,
-                text: &text,
-            })?;
-        }
-        Ok(())
+            }))
+        };
+        let parallel = crate::pipeline::threads_available();
+        let part_steps = parallel.then_some(crate::view::PART_STEPS);
+        crate::view::entries_in_parts(self.messages.iter(), bytes, make, reader, each, part_steps)
     }
 
     fn changes(
