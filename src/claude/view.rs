@@ -230,18 +230,6 @@ pub(crate) struct View<'s> {
     trailing: Vec<bool>,
 }
 
-/// The text of a node's entry and its message's blocks.
-struct Read {
-    text: String,
-    blocks: Vec<entry::Block>,
-}
-
-fn read(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Read> {
-    let text = entry_text(state, node, reader)?.to_owned();
-    let blocks = blocks_of(&state.nodes[node as usize], &text)?;
-    Ok(Read { text, blocks })
-}
-
 /// The text of a node's entry, read again: an error if it is no longer a JSON object.
 fn entry_text<'r>(state: &State, node: u32, reader: &'r mut SpanReader<'_>) -> io::Result<&'r str> {
     let n = &state.nodes[node as usize];
@@ -955,12 +943,15 @@ impl<'s> View<'s> {
     ) -> io::Result<()> {
         out.clear();
         out.extend_from_slice(format!(r#"{{"role":"{}","content":["#, m.role.name()).as_bytes());
-        let mut cache: Option<(u32, Read)> = None;
-        for (i, b) in m.blocks.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            let own = |text: &str, out: &mut Vec<u8>| {
+        let mut i = 0;
+        while let Some(b) = m.blocks.get(i) {
+            let own = match b.body {
+                Body::Text(text) => Some(text),
+                Body::Owned(at) => Some(&*self.texts[at as usize]),
+                Body::Raw | Body::Missing | Body::Interrupted => None,
+            };
+            if let Some(text) = own {
+                comma(i, out);
                 out.extend_from_slice(br#"{"type":"text","text":"#);
                 let mut t = text.to_string();
                 if b.newline {
@@ -968,65 +959,68 @@ impl<'s> View<'s> {
                 }
                 json::encode_str(t.as_bytes(), out);
                 out.push(b'}');
-            };
-            match b.body {
-                Body::Text(text) => {
-                    own(text, out);
-                    continue;
-                }
-                Body::Owned(at) => {
-                    own(&self.texts[at as usize], out);
-                    continue;
-                }
-                Body::Raw | Body::Missing | Body::Interrupted => {}
+                i += 1;
+                continue;
             }
-            if cache.as_ref().is_none_or(|(node, _)| *node != b.node) {
-                cache = Some((b.node, read(self.state, b.node, reader)?));
-            }
-            let Some((_, read)) = &cache else { continue };
-            let Some(block) = read.blocks.get(b.index as usize) else {
-                return Err(crate::source::changed());
-            };
-            let raw = &read.text[block.range.clone()];
-            match b.body {
-                Body::Missing | Body::Interrupted => {
-                    let id = block.id.as_ref().map_or("null", |r| &read.text[r.clone()]);
-                    out.extend_from_slice(br#"{"type":"tool_result","tool_use_id":"#);
-                    out.extend_from_slice(id.as_bytes());
-                    out.extend_from_slice(br#","content":"#);
-                    let text = if b.body == Body::Missing {
-                        MISSING_RESULT
-                    } else {
-                        INTERRUPTED_RESULT
-                    };
-                    json::encode_str(text.as_bytes(), out);
-                    out.extend_from_slice(br#","is_error":true}"#);
-                }
-                _ if raw.starts_with('"') => {
-                    out.extend_from_slice(br#"{"type":"text","text":"#);
-                    if b.newline {
-                        out.extend_from_slice(&raw.as_bytes()[..raw.len() - 1]);
-                        out.extend_from_slice(br#"\n""#);
-                    } else {
-                        out.extend_from_slice(raw.as_bytes());
-                    }
-                    out.push(b'}');
-                }
-                _ if b.edits & !ENDS_IN_TEXT == 0 && !b.newline && b.folded.is_empty() => {
-                    wire::write_js(raw.as_bytes(), out);
-                }
-                _ => match serde_json::from_str::<Value>(raw) {
-                    Ok(mut value) => {
-                        self.edit(b, &mut value);
-                        let text = serde_json::to_string(&value).unwrap_or_default();
-                        wire::write_js(text.as_bytes(), out);
-                    }
-                    Err(_) => wire::write_js(raw.as_bytes(), out),
-                },
+            // The blocks that follow from the same entry are written from one reading of it,
+            // borrowed from the reader's window.
+            let text = entry_text(self.state, b.node, reader)?;
+            let blocks = blocks_of(&self.state.nodes[b.node as usize], text)?;
+            for b in m.blocks[i..].iter().take_while(|next| {
+                next.node == b.node
+                    && matches!(next.body, Body::Raw | Body::Missing | Body::Interrupted)
+            }) {
+                comma(i, out);
+                i += 1;
+                let Some(block) = blocks.get(b.index as usize) else {
+                    return Err(crate::source::changed());
+                };
+                self.raw_block(b, text, block, out);
             }
         }
         out.extend_from_slice(b"]}");
         Ok(())
+    }
+
+    /// Writes block `b` of the view, which is `block` of the entry `text` (or answers it).
+    fn raw_block(&self, b: &Block, text: &str, block: &entry::Block, out: &mut Vec<u8>) {
+        let raw = &text[block.range.clone()];
+        match b.body {
+            Body::Missing | Body::Interrupted => {
+                let id = block.id.as_ref().map_or("null", |r| &text[r.clone()]);
+                out.extend_from_slice(br#"{"type":"tool_result","tool_use_id":"#);
+                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(br#","content":"#);
+                let text = if b.body == Body::Missing {
+                    MISSING_RESULT
+                } else {
+                    INTERRUPTED_RESULT
+                };
+                json::encode_str(text.as_bytes(), out);
+                out.extend_from_slice(br#","is_error":true}"#);
+            }
+            _ if raw.starts_with('"') => {
+                out.extend_from_slice(br#"{"type":"text","text":"#);
+                if b.newline {
+                    out.extend_from_slice(&raw.as_bytes()[..raw.len() - 1]);
+                    out.extend_from_slice(br#"\n""#);
+                } else {
+                    out.extend_from_slice(raw.as_bytes());
+                }
+                out.push(b'}');
+            }
+            _ if b.edits & !ENDS_IN_TEXT == 0 && !b.newline && b.folded.is_empty() => {
+                wire::write_js(raw.as_bytes(), out);
+            }
+            _ => match serde_json::from_str::<Value>(raw) {
+                Ok(mut value) => {
+                    self.edit(b, &mut value);
+                    let text = serde_json::to_string(&value).unwrap_or_default();
+                    wire::write_js(text.as_bytes(), out);
+                }
+                Err(_) => wire::write_js(raw.as_bytes(), out),
+            },
+        }
     }
 
     /// The rules' changes to one decoded block.
@@ -1098,6 +1092,13 @@ impl<'s> View<'s> {
 /// `"\n"` after the last block of a user message when another user entry's block of kind
 /// `next` follows: only a text after a text. Nothing before an image, a tool result or an
 /// attachment's reminder, nothing after a tool result (real_subagents…2_1_114 message 10).
+/// The `,` before the content block at `i`.
+fn comma(i: usize, out: &mut Vec<u8>) {
+    if i > 0 {
+        out.push(b',');
+    }
+}
+
 fn join(m: &mut Message, next: BlockKind) {
     let Some(last) = m.blocks.last_mut() else {
         return;
