@@ -642,23 +642,34 @@ mod tests {
         assert_eq!(past.kind(), io::ErrorKind::UnexpectedEof);
     }
 
-    #[test]
-    fn spans_read_backwards_cost_the_bytes_once() {
+    /// Lines in the test sources below: 20 MB, five windows.
+    const LINES: u64 = 200_000;
+
+    /// A source of [`LINES`] lines of 99 `x`s each.
+    fn lines_of_x() -> [Source; 1] {
         let Opened { source, .. } = Source::stdin();
-        let line = [b'x'; 99];
-        let lines = 200_000u64; // 20 MB: five windows
-        for _ in 0..lines {
-            source.append(&line).unwrap();
+        for _ in 0..LINES {
+            source.append(&[b'x'; 99]).unwrap();
             source.append(b"\n").unwrap();
         }
-        let sources = [source];
+        [source]
+    }
+
+    /// Reads line `n` of [`lines_of_x`] and checks it.
+    fn read_line(reader: &mut SpanReader<'_>, n: u64) {
+        let span = Span {
+            at: n * 100,
+            len: 99,
+        };
+        assert_eq!(reader.read(0, span).unwrap(), &[b'x'; 99][..]);
+    }
+
+    #[test]
+    fn spans_read_backwards_cost_the_bytes_once() {
+        let (sources, lines) = (lines_of_x(), LINES);
         let mut reader = SpanReader::new(&sources);
         for n in (0..lines).rev() {
-            let span = Span {
-                at: n * 100,
-                len: 99,
-            };
-            assert_eq!(reader.read(0, span).unwrap(), &line[..]);
+            read_line(&mut reader, n);
         }
         // One window's worth more than the source at most, not a window per span.
         assert!(
@@ -670,24 +681,13 @@ mod tests {
 
     #[test]
     fn a_chain_that_steps_back_over_branches_reads_each_byte_about_once() {
-        let Opened { source, .. } = Source::stdin();
-        let line = [b'x'; 99];
-        let lines = 200_000u64; // 20 MB: five windows
-        for _ in 0..lines {
-            source.append(&line).unwrap();
-            source.append(b"\n").unwrap();
-        }
-        let sources = [source];
+        let (sources, lines) = (lines_of_x(), LINES);
         let mut reader = SpanReader::new(&sources);
         // Forwards in steps of 64 lines, each step then going back over the 32 lines before
         // it, as a chain returns to the entry a branch left from.
         for step in (0..lines).step_by(64) {
             for n in (step..(step + 64).min(lines)).chain(step.saturating_sub(32)..step) {
-                let span = Span {
-                    at: n * 100,
-                    len: 99,
-                };
-                assert_eq!(reader.read(0, span).unwrap(), &line[..]);
+                read_line(&mut reader, n);
             }
         }
         let once = lines * 100;
