@@ -1089,9 +1089,6 @@ impl<'s> View<'s> {
     }
 }
 
-/// `"\n"` after the last block of a user message when another user entry's block of kind
-/// `next` follows: only a text after a text. Nothing before an image, a tool result or an
-/// attachment's reminder, nothing after a tool result (real_subagents…2_1_114 message 10).
 /// The `,` before the content block at `i`.
 fn comma(i: usize, out: &mut Vec<u8>) {
     if i > 0 {
@@ -1099,6 +1096,9 @@ fn comma(i: usize, out: &mut Vec<u8>) {
     }
 }
 
+/// `"\n"` after the last block of a user message when another user entry's block of kind
+/// `next` follows: only a text after a text. Nothing before an image, a tool result or an
+/// attachment's reminder, nothing after a tool result (real_subagents…2_1_114 message 10).
 fn join(m: &mut Message, next: BlockKind) {
     let Some(last) = m.blocks.last_mut() else {
         return;
