@@ -3,9 +3,8 @@
 //! renders nothing (`hook_success` of most hooks, an empty `todo_reminder`, the kinds listed
 //! nowhere here) is not sent.
 
+use std::borrow::Cow;
 use std::ops::Range;
-
-use serde_json::Value;
 
 use crate::json;
 
@@ -27,8 +26,7 @@ consider cleaning up the task list if it has become stale. Only use these if rel
 current work. This is just a gentle reminder - ignore if not applicable.";
 
 /// The kinds of attachment that can render a reminder, and the hook events whose
-/// `hook_success` does: [`render`] renders nothing of any other, and [`render_at`] does not read
-/// them further.
+/// `hook_success` does: [`render_at`] renders nothing of any other.
 const RENDERED: [&str; 7] = [
     "hook_additional_context",
     "hook_success",
@@ -40,19 +38,6 @@ const RENDERED: [&str; 7] = [
 ];
 const SUCCESS_EVENTS: [&str; 2] = ["SessionStart", "UserPromptSubmit"];
 
-/// The reminder texts of the attachment object at `range` of `text`, in order. Most
-/// attachments render nothing (a `hook_success` after each tool call): their kind is told from
-/// their members' text, and only the others are read into a `Value`.
-pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
-    let member = |name| json::string_at(text, &json::member(text, range.start, name));
-    let kind = member("type").unwrap_or_default();
-    let event = || member("hookEvent").unwrap_or_default();
-    if !renders(&kind, || SUCCESS_EVENTS.contains(&&*event())) {
-        return Vec::new();
-    }
-    render(&serde_json::from_str(&text[range]).unwrap_or(Value::Null))
-}
-
 /// Whether an attachment of `kind` can render a reminder; `success_event` tells, for a
 /// `hook_success` only, whether its hook event is one that does.
 fn renders(kind: &str, success_event: impl FnOnce() -> bool) -> bool {
@@ -62,43 +47,112 @@ fn renders(kind: &str, success_event: impl FnOnce() -> bool) -> bool {
     }
 }
 
-/// The reminder texts of one attachment (its `attachment` member), in order.
-pub(crate) fn render(attachment: &Value) -> Vec<String> {
-    let field = |name: &str| attachment.get(name).and_then(Value::as_str);
-    let wrap = |body: String| vec![format!("<system-reminder>\n{body}\n</system-reminder>")];
-    let kind = field("type").unwrap_or_default();
-    let event = field("hookEvent").unwrap_or_default();
-    if !renders(kind, || SUCCESS_EVENTS.contains(&event)) {
+/// The members of an attachment that its reminder can show: value ranges of its text.
+#[derive(Default)]
+struct Members {
+    kind: Option<Range<usize>>,
+    event: Option<Range<usize>>,
+    content: Option<Range<usize>>,
+    prompt: Option<Range<usize>>,
+    new_date: Option<Range<usize>>,
+    added_names: Option<Range<usize>>,
+}
+
+impl Members {
+    /// The members of the object at offset `at` of `text`, found in one walk (of a member
+    /// given twice, the last, as `JSON.parse` keeps it); none when there is no object there.
+    fn of(text: &str, at: usize) -> Members {
+        let mut m = Members::default();
+        let mut p = json::Parser::new(text);
+        p.seek(at);
+        let walked = p.object(|p, key| {
+            let slot = match &*json::key_name(key) {
+                "type" => &mut m.kind,
+                "hookEvent" => &mut m.event,
+                "content" => &mut m.content,
+                "prompt" => &mut m.prompt,
+                "newDate" => &mut m.new_date,
+                "addedNames" => &mut m.added_names,
+                _ => return Ok(false),
+            };
+            *slot = Some(p.value()?);
+            Ok(true)
+        });
+        match walked {
+            Ok(_) => m,
+            Err(_) => Members::default(),
+        }
+    }
+}
+
+/// The value ranges of the elements of the array at `range` of `text` (none if it is no array).
+fn elements(text: &str, range: &Option<Range<usize>>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let Some(range) = range.clone().filter(|r| text[r.clone()].starts_with('[')) else {
+        return out;
+    };
+    let mut p = json::Parser::new(text);
+    p.seek(range.start);
+    let walked = p.array(|p| {
+        out.push(p.value()?);
+        Ok(true)
+    });
+    if walked.is_err() {
+        out.clear();
+    }
+    out
+}
+
+/// The strings among the elements of the array at `range` of `text`, decoded; any other
+/// element is passed over.
+fn strings<'t>(text: &'t str, range: &Option<Range<usize>>) -> Vec<Cow<'t, str>> {
+    let elements = elements(text, range).into_iter();
+    elements
+        .filter_map(|e| json::string_at(text, &Some(e)))
+        .collect()
+}
+
+/// The reminder texts of the attachment object at `range` of `text`, in order. Its members are
+/// read where they are in the text, in one walk: most attachments render nothing (a
+/// `hook_success` after each tool call), and the others are large (a skill listing, a task
+/// list), where building a `Value` of each was a fifth of drafting a Claude Code view.
+pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
+    let m = Members::of(text, range.start);
+    let string = |r: &Option<Range<usize>>| json::string_at(text, r);
+    let kind = string(&m.kind).unwrap_or_default();
+    let event = string(&m.event).unwrap_or_default();
+    if !renders(&kind, || SUCCESS_EVENTS.contains(&&*event)) {
         return Vec::new();
     }
-    match kind {
+    let wrap = |body: String| vec![format!("<system-reminder>\n{body}\n</system-reminder>")];
+    let joined = |parts: Vec<Cow<'_, str>>| parts.join("\n");
+    match &*kind {
         "hook_additional_context" => {
-            let lines: Vec<&str> = match attachment.get("content") {
-                Some(Value::Array(parts)) => parts.iter().filter_map(Value::as_str).collect(),
-                Some(Value::String(text)) => vec![text.as_str()],
-                _ => Vec::new(),
+            let lines = match string(&m.content) {
+                Some(text) => vec![text],
+                None => strings(text, &m.content),
             };
             if lines.is_empty() {
                 return Vec::new();
             }
             wrap(format!(
                 "{event} hook additional context: {}",
-                lines.join("\n")
+                joined(lines)
             ))
         }
-        "hook_success" => match field("content") {
+        "hook_success" => match string(&m.content) {
             Some(content) if !content.is_empty() => {
                 wrap(format!("{event} hook success: {content}"))
             }
             _ => Vec::new(),
         },
-        "queued_command" => match field("prompt") {
+        "queued_command" => match string(&m.prompt) {
             Some(prompt) => wrap(format!(
                 "The user sent a new message while you were working:\n{prompt}\n\n{QUEUED_TAIL}"
             )),
             None => Vec::new(),
         },
-        "date_change" => match field("newDate") {
+        "date_change" => match string(&m.new_date) {
             Some(date) => wrap(format!(
                 "The date has changed. Today's date is now {date}. No need to announce the new \
                  date — the user's own clock shows it."
@@ -106,30 +160,26 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
             None => Vec::new(),
         },
         "deferred_tools_delta" => {
-            let names: Vec<&str> = attachment
-                .get("addedNames")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let names = strings(text, &m.added_names);
             if names.is_empty() {
                 return Vec::new();
             }
-            wrap(format!("{DEFERRED_HEAD}\n{}", names.join("\n")))
+            wrap(format!("{DEFERRED_HEAD}\n{}", joined(names)))
         }
-        "skill_listing" => match field("content") {
+        "skill_listing" => match string(&m.content) {
             Some(content) if !content.is_empty() => wrap(format!(
                 "The following skills are available for use with the Skill tool:\n\n{content}"
             )),
             _ => Vec::new(),
         },
         "task_reminder" => {
-            let tasks: Vec<String> = attachment
-                .get("content")
-                .and_then(Value::as_array)
+            let tasks: Vec<String> = elements(text, &m.content)
                 .into_iter()
-                .flatten()
                 .map(|t| {
-                    let f = |name: &str| t.get(name).and_then(Value::as_str).unwrap_or_default();
+                    let f = |name| {
+                        let value = json::member(text, t.start, name);
+                        string(&value).unwrap_or_default()
+                    };
                     format!("#{}. [{}] {}", f("id"), f("status"), f("subject"))
                 })
                 .collect();
@@ -150,55 +200,114 @@ pub(crate) fn render(attachment: &Value) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// Told from its members' text, an attachment renders what its `Value` renders; one of a
-    /// kind that renders nothing is not read further.
+    /// The reminders of an entry whose `attachment` member is `attachment`.
+    fn render(attachment: &str) -> Vec<String> {
+        let text = format!(r#"{{"type":"attachment","attachment":{attachment}}}"#);
+        let at = json::member(&text, 0, "attachment").unwrap();
+        render_at(&text, at)
+    }
+
+    fn reminder(body: &str) -> Vec<String> {
+        vec![format!("<system-reminder>\n{body}\n</system-reminder>")]
+    }
+
+    /// Every member a reminder can show, given; of the kinds that take a string `content`,
+    /// only those given an array render nothing.
     #[test]
-    fn an_attachment_renders_the_same_told_from_its_text() {
-        let kinds = RENDERED
-            .iter()
-            .chain(&["todo_reminder", "plan_mode", "nested_memory"]);
-        let events = SUCCESS_EVENTS.iter().chain(&["PostToolUse", "Stop"]);
-        for kind in kinds {
-            for event in events.clone() {
-                let attachment = serde_json::json!({"type": kind, "hookEvent": event,
-                    "content": ["c"], "prompt": "p", "newDate": "2026-12-02",
-                    "addedNames": ["Tool"]});
-                let text = format!(r#"{{"attachment":{attachment}}}"#);
-                let at = json::member(&text, 0, "attachment").unwrap();
-                assert_eq!(render_at(&text, at), render(&attachment), "{text}");
-            }
+    fn each_kind_renders_its_own_members() {
+        let members = r#""hookEvent":"SessionStart","content":["c"],"prompt":"p","newDate":"2026-12-02","addedNames":["Tool"]"#;
+        let of = |kind: &str| render(&format!(r#"{{"type":"{kind}",{members}}}"#));
+        assert_eq!(
+            of("hook_additional_context"),
+            reminder("SessionStart hook additional context: c")
+        );
+        assert!(of("hook_success").is_empty());
+        assert!(of("skill_listing").is_empty());
+        assert_eq!(
+            of("queued_command"),
+            reminder(&format!(
+                "The user sent a new message while you were working:\np\n\n{QUEUED_TAIL}"
+            ))
+        );
+        assert_eq!(
+            of("date_change"),
+            reminder(
+                "The date has changed. Today's date is now 2026-12-02. No need to announce the \
+                 new date — the user's own clock shows it."
+            )
+        );
+        assert_eq!(
+            of("deferred_tools_delta"),
+            reminder(&format!("{DEFERRED_HEAD}\nTool"))
+        );
+        // A task that is no object has no id, status or subject.
+        assert_eq!(
+            of("task_reminder"),
+            reminder(&format!(
+                "{TASK_HEAD}\n\n\nHere are the existing tasks:\n\n#. [] "
+            ))
+        );
+        for kind in ["todo_reminder", "plan_mode", "nested_memory"] {
+            assert!(of(kind).is_empty(), "{kind}");
         }
-        // A `content` that is a string, for the kinds that take one.
-        for kind in ["hook_success", "skill_listing", "hook_additional_context"] {
-            let attachment = serde_json::json!({"type": kind, "hookEvent": "SessionStart",
-                "content": "c"});
-            let text = format!(r#"{{"attachment":{attachment}}}"#);
-            let at = json::member(&text, 0, "attachment").unwrap();
-            let rendered = render_at(&text, at);
-            assert!(!rendered.is_empty(), "{text}");
-            assert_eq!(rendered, render(&attachment), "{text}");
-        }
+        let success = |event: &str| {
+            render(&format!(
+                r#"{{"type":"hook_success","hookEvent":"{event}","content":"c"}}"#
+            ))
+        };
+        assert_eq!(
+            success("SessionStart"),
+            reminder("SessionStart hook success: c")
+        );
+        assert_eq!(
+            success("UserPromptSubmit"),
+            reminder("UserPromptSubmit hook success: c")
+        );
+        assert!(success("PostToolUse").is_empty());
+        assert!(success("Stop").is_empty());
+        let listing = render(r#"{"type":"skill_listing","content":"- review"}"#);
+        assert_eq!(
+            listing,
+            reminder("The following skills are available for use with the Skill tool:\n\n- review")
+        );
+    }
+
+    /// Members are read as `JSON.parse` reads them: keys decoded, the last of a member given
+    /// twice, strings decoded, array elements that are no strings passed over.
+    #[test]
+    fn members_are_read_as_json_reads_them() {
+        let twice = r#"{ "t\u0079pe" : "hook_success", "hookEvent":"SessionStart",
+            "content":"first", "content":"a\nb \u00e9" }"#;
+        assert_eq!(render(twice), reminder("SessionStart hook success: a\nb é"));
+        let mixed = r#"{"type":"hook_additional_context","hookEvent":"UserPromptSubmit",
+            "content":[1,"x",null,{"y":"z"},"w"]}"#;
+        assert_eq!(
+            render(mixed),
+            reminder("UserPromptSubmit hook additional context: x\nw")
+        );
+        assert!(render(r#""hook_success""#).is_empty());
+        assert!(render(r#"{"type":"deferred_tools_delta","addedNames":"Tool"}"#).is_empty());
     }
 
     #[test]
     fn hooks_render_as_the_client_renders_them() {
-        let context = serde_json::json!({"type": "hook_additional_context",
-            "content": ["extra context 0"], "hookEvent": "UserPromptSubmit"});
+        let context = r#"{"type": "hook_additional_context",
+            "content": ["extra context 0"], "hookEvent": "UserPromptSubmit"}"#;
         assert_eq!(
-            render(&context),
+            render(context),
             [
                 "<system-reminder>\nUserPromptSubmit hook additional context: extra context 0\n</system-reminder>"
             ]
         );
-        let quiet = serde_json::json!({"type": "hook_success", "hookEvent": "PostToolUse",
-            "content": "Status set to busy"});
-        assert!(render(&quiet).is_empty());
-        let empty = serde_json::json!({"type": "todo_reminder", "content": [], "itemCount": 0});
-        assert!(render(&empty).is_empty());
-        let tasks = serde_json::json!({"type": "task_reminder", "content": [
-            {"id": "1", "subject": "Plan", "status": "completed"}]});
+        let quiet = r#"{"type": "hook_success", "hookEvent": "PostToolUse",
+            "content": "Status set to busy"}"#;
+        assert!(render(quiet).is_empty());
+        let empty = r#"{"type": "todo_reminder", "content": [], "itemCount": 0}"#;
+        assert!(render(empty).is_empty());
+        let tasks = r#"{"type": "task_reminder", "content": [
+            {"id": "1", "subject": "Plan", "status": "completed"}]}"#;
         assert_eq!(
-            render(&tasks),
+            render(tasks),
             [format!(
                 "<system-reminder>\n{TASK_HEAD}\n\n\nHere are the existing tasks:\n\n\
                  #1. [completed] Plan\n</system-reminder>"
