@@ -209,13 +209,17 @@ impl<'a> Parser<'a> {
     }
 
     /// A member's key and its colon.
-    fn key(&mut self) -> Result<Range<usize>> {
+    fn key(&mut self) -> Result<Key<'a>> {
         if self.peek() != Some(b'"') {
             return self.fail("expected a string key");
         }
-        let key = self.string()?;
+        let (range, escaped) = self.string_escaped()?;
         self.eat(b':', "expected `:`")?;
-        Ok(key)
+        let text = self.text;
+        Ok(Key {
+            raw: &text[range],
+            escaped,
+        })
     }
 
     /// A string, number or literal.
@@ -284,6 +288,12 @@ impl<'a> Parser<'a> {
     /// A string at the current position (a `"`), quotes included in the range; one already
     /// walked is stepped over.
     fn string(&mut self) -> Result<Range<usize>> {
+        self.string_escaped().map(|(range, _)| range)
+    }
+
+    /// [`Parser::string`], and whether the string may hold an escape (one stepped over is not
+    /// looked at again, and may).
+    fn string_escaped(&mut self) -> Result<(Range<usize>, bool)> {
         let start = self.pos;
         while let Some((known, rest)) = self.known.split_first()
             && known.at as usize <= start
@@ -291,7 +301,7 @@ impl<'a> Parser<'a> {
             self.known = rest;
             if known.at as usize == start {
                 self.pos = known.end as usize;
-                return Ok(start..self.pos);
+                return Ok((start..self.pos, true));
             }
         }
         let (range, shrink) = self.scan_string()?;
@@ -302,7 +312,8 @@ impl<'a> Parser<'a> {
             let decoded = (end - at - 2).saturating_sub(shrink);
             long.push(Walked { at, end, decoded });
         }
-        Ok(range)
+        // Every escape is longer than what it stands for.
+        Ok((range, shrink > 0))
     }
 
     /// The bytes are taken 64 at a time as a mask of the ones a string scan must look at (see
@@ -358,12 +369,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Parses an object, calling `member` with each key (raw, quotes included) and the parser
-    /// placed at the value. `member` either parses the value itself and returns true, or returns
-    /// false to have it validated and skipped.
+    /// Parses an object, calling `member` with each key and the parser placed at the value.
+    /// `member` either parses the value itself and returns true, or returns false to have it
+    /// validated and skipped.
     pub fn object(
         &mut self,
-        mut member: impl FnMut(&mut Self, &'a str) -> Result<bool>,
+        mut member: impl FnMut(&mut Self, Key<'a>) -> Result<bool>,
     ) -> Result<Range<usize>> {
         let start = self.pos;
         self.eat(b'{', "expected `{`")?;
@@ -374,8 +385,7 @@ impl<'a> Parser<'a> {
         loop {
             let key = self.key()?;
             self.ws();
-            let text = self.text;
-            if !member(self, &text[key])? {
+            if !member(self, key)? {
                 self.value()?;
             }
             match self.peek() {
@@ -511,7 +521,7 @@ pub fn member_knowing(text: &str, known: &[Walked], at: usize, name: &str) -> Op
     p.seek(at);
     let mut found = None;
     p.object(|p, key| {
-        if decode_str(key).unwrap_or_default() != name {
+        if key.name() != name {
             return Ok(false);
         }
         found = Some(p.value()?);
@@ -531,12 +541,12 @@ pub fn member_cut(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
     let (mut found, mut before, mut next) = (None, None, None);
     let mut last_end = None;
     p.object(|p, key| {
-        let start = key.as_ptr() as usize - base;
+        let start = key.raw().as_ptr() as usize - base;
         if found.is_some() && next.is_none() {
             next = Some(start);
         }
         let value = p.value()?;
-        if found.is_none() && decode_str(key).unwrap_or_default() == name {
+        if found.is_none() && key.name() == name {
             found = Some(start..value.end);
             before = last_end;
         }
@@ -943,9 +953,29 @@ fn hex4(bytes: &[u8], at: &mut usize) -> u32 {
     n
 }
 
-/// A key's name, from its raw text (borrowed unless it has escapes, which keys almost never do).
-pub fn key_name(raw: &str) -> Cow<'_, str> {
-    decode_str(raw).unwrap_or_default()
+/// An object's key, as [`Parser::object`] meets it.
+#[derive(Debug, Clone, Copy)]
+pub struct Key<'a> {
+    raw: &'a str,
+    /// The scan that found it saw an escape (else its name is its text between the quotes).
+    escaped: bool,
+}
+
+impl<'a> Key<'a> {
+    /// The key as the text spells it, quotes included.
+    pub fn raw(self) -> &'a str {
+        self.raw
+    }
+
+    /// The key decoded; borrowed from the text unless it holds an escape, which the string scan
+    /// already told (a key is compared with names at every member of every line).
+    pub fn name(self) -> Cow<'a, str> {
+        if self.escaped {
+            decode_str(self.raw).unwrap_or_default()
+        } else {
+            Cow::Borrowed(&self.raw[1..self.raw.len() - 1])
+        }
+    }
 }
 
 /// The decoded string at `range` of `text`, if it is a string.
@@ -1045,7 +1075,7 @@ mod tests {
         let mut p = Parser::new(text);
         p.object(|p, key| {
             let value = p.value()?;
-            out.push((key.to_string(), p.text()[value].to_string()));
+            out.push((key.raw().to_string(), p.text()[value].to_string()));
             Ok(true)
         })
         .unwrap();
@@ -1068,6 +1098,34 @@ mod tests {
             want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
         );
         assert_eq!(members("{}"), vec![]);
+    }
+
+    /// A key's name is its text between the quotes unless the scan met an escape; a long key a
+    /// walk stepped over is decoded like one with escapes.
+    #[test]
+    fn key_names_are_decoded_only_when_escaped() {
+        let names = |p: &mut Parser<'_>| {
+            let mut out = Vec::new();
+            p.object(|_, key| {
+                out.push((
+                    key.name().into_owned(),
+                    matches!(key.name(), Cow::Borrowed(_)),
+                ));
+                Ok(false)
+            })
+            .map(|_| out)
+        };
+        let text = r#"{"type":1,"t\u0079pe":2,"a\"b":3,"":4}"#;
+        let want = [("type", true), ("type", false), ("a\"b", false), ("", true)];
+        let want = want.map(|(k, b)| (k.to_string(), b)).to_vec();
+        assert_eq!(names(&mut Parser::new(text)).unwrap(), want);
+        let long = format!(r#"{{"{}\u0041":0}}"#, "k".repeat(LONG));
+        let mut first = Parser::remembering(&long);
+        first.value().unwrap();
+        let known = first.long_strings();
+        assert_eq!(known.len(), 1);
+        let got = names(&mut Parser::knowing(&long, &known)).unwrap();
+        assert_eq!(got, [(format!("{}A", "k".repeat(LONG)), false)]);
     }
 
     #[test]

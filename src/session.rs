@@ -706,7 +706,7 @@ fn tell(line: &[u8], first: bool) -> Option<Dialect> {
     let mut kind = None;
     let (mut payload, mut id, mut record_type, mut claude_id) = (false, false, false, false);
     p.object(|p, key| {
-        let name = json::key_name(key);
+        let name = key.name();
         match &*name {
             "type" => kind = json::decode_str(&p.text()[p.value()?]).map(|k| k.into_owned()),
             _ => {

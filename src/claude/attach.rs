@@ -66,7 +66,7 @@ impl Members {
         let mut p = json::Parser::new(text);
         p.seek(at);
         let walked = p.object(|p, key| {
-            let slot = match &*json::key_name(key) {
+            let slot = match &*key.name() {
                 "type" => &mut m.kind,
                 "hookEvent" => &mut m.event,
                 "content" => &mut m.content,

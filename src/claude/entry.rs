@@ -209,7 +209,7 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
     // The message is walked once, in place: its facts are read on the way.
     let mut facts = None;
     p.object(|p, key| {
-        let name = json::key_name(key);
+        let name = key.name();
         if &*name == "message" {
             facts = if p.peek() == Some(b'{') {
                 Some(message_facts(p, text)?)
@@ -346,7 +346,7 @@ fn message_facts(p: &mut Parser<'_>, text: &str) -> json::Result<MessageFacts> {
     let (mut id, mut content, mut model) = (None, None, None);
     let mut blocks = Vec::new();
     p.object(|p, key| {
-        match &*json::key_name(key) {
+        match &*key.name() {
             "id" => id = Some(p.value()?),
             "model" => model = Some(p.value()?),
             "content" => {
@@ -459,7 +459,7 @@ fn walk_blocks(
             let (mut kind, mut id, mut tool_use_id, mut body) = (None, None, None, None);
             let (mut name, mut input, mut content) = (None, None, None);
             let range = p.object(|p, key| {
-                let slot = match &*json::key_name(key) {
+                let slot = match &*key.name() {
                     "type" => &mut kind,
                     "id" => &mut id,
                     "tool_use_id" => &mut tool_use_id,

@@ -401,8 +401,8 @@ impl Fields {
 
     /// Reads the value of member `key` at the parser's position if it is one of ours; returns
     /// whether it did (see [`Parser::object`]).
-    pub fn member(&mut self, p: &mut Parser<'_>, key: &str) -> json::Result<bool> {
-        let slot = match &*json::key_name(key) {
+    pub fn member(&mut self, p: &mut Parser<'_>, key: json::Key<'_>) -> json::Result<bool> {
+        let slot = match &*key.name() {
             "type" => &mut self.kind,
             "role" => &mut self.role,
             "id" => &mut self.id,

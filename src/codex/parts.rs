@@ -56,7 +56,7 @@ pub(crate) fn parts(text: &str, known: &[json::Walked], value: &Option<Range<usi
         }
         let (mut kind, mut body) = (None, None);
         let range = p.object(|p, key| {
-            let slot = match &*json::key_name(key) {
+            let slot = match &*key.name() {
                 "type" => &mut kind,
                 "text" => &mut body,
                 _ => return Ok(false),

@@ -133,7 +133,7 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
     let mut record_type = None;
     let mut ordinal = None;
     let whole = p
-        .object(|p, key| match &*json::key_name(key) {
+        .object(|p, key| match &*key.name() {
             "ordinal" => {
                 ordinal = Some(p.value()?);
                 Ok(true)

@@ -326,7 +326,7 @@ pub(crate) fn passthrough(p: &mut Parser<'_>) -> Result<Option<Passthrough>, ()>
     let mut bad = false;
     let mut seen = [false; 2];
     p.object(|p, key| {
-        let (slot, wants, which) = match &*crate::json::key_name(key) {
+        let (slot, wants, which) = match &*key.name() {
             "turn_id" => (&mut out.turn_id, b'"', 0),
             "create_time" => (&mut out.create_time, b'0', 1),
             _ => return Ok(false),
@@ -360,7 +360,7 @@ pub(crate) fn communication(text: &str, range: std::ops::Range<usize>) -> Option
     let is_string = |r: &std::ops::Range<usize>| text.as_bytes()[r.start] == b'"';
     let decoded = |r: &std::ops::Range<usize>| json::decode_str(&text[r.clone()]);
     let walked = p.object(|p, key| {
-        let name: &'static str = match &*crate::json::key_name(key) {
+        let name: &'static str = match &*key.name() {
             "id" => "id",
             "author" => "author",
             "recipient" => "recipient",

@@ -605,7 +605,7 @@ impl Walk<'_, '_> {
             if error.is_some() {
                 return Ok(false);
             }
-            let name = json::key_name(key);
+            let name = key.name();
             let member = match members.iter().position(|m| m.name == name) {
                 Some(at) => {
                     seen |= 1 << at;
@@ -622,7 +622,7 @@ impl Walk<'_, '_> {
             if wrote_any {
                 self.write(b",");
             }
-            self.write(key.as_bytes());
+            self.write(key.raw().as_bytes());
             self.write(b":");
             match self.value(p, member) {
                 Ok(Sent::Same) => {
