@@ -323,6 +323,15 @@ impl<'a> Parser<'a> {
     fn scan_string(&mut self) -> Result<(Range<usize>, u32)> {
         let b = self.bytes();
         let start = self.pos;
+        // Most strings are short keys and ids: when the first byte of the 16 after the quote
+        // that a scan must look at is the closing quote, that settles it.
+        if let Some(part) = b.get(start + 1..).and_then(|rest| rest.first_chunk::<16>()) {
+            let end = start + 1 + specials16(part).trailing_zeros() as usize;
+            if b.get(end) == Some(&b'"') {
+                self.pos = end + 1;
+                return Ok((start..self.pos, 0));
+            }
+        }
         let mut block = start + 1;
         let mut shrink = 0u32;
         loop {
@@ -1210,6 +1219,27 @@ mod tests {
         let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
         assert_eq!(validate(&format!(r#"{{"a":{deep},"b":2}}"#)), Ok(()));
         assert!(validate(&"[".repeat(200_000)).is_err());
+    }
+
+    /// Around the 16 bytes a short string is settled in: its end found, and an escape, a control
+    /// character or the end of the text at each place met as serde_json meets it.
+    #[test]
+    fn short_strings_end_where_serde_ends_them() {
+        for len in 0..40 {
+            let body = "k".repeat(len);
+            let text = format!(r#"["{body}",1]"#);
+            let mut p = Parser::new(&text);
+            p.seek(1);
+            assert_eq!(p.scan_string(), Ok((1..len + 3, 0)), "{text}");
+            for at in 0..=len {
+                for special in ["\\n", "\\u00e9", "\\q", "\t", "\""] {
+                    let doc = format!(r#"["{}{special}{}"]"#, &body[..at], &body[at..]);
+                    assert_eq!(validate(&doc).is_ok(), serde_accepts(&doc), "{doc:?}");
+                }
+                let cut = format!(r#"["{}"#, &body[..at]);
+                assert!(validate(&cut).is_err(), "{cut:?}");
+            }
+        }
     }
 
     fn serde_accepts(text: &str) -> bool {
