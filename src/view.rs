@@ -108,7 +108,7 @@ struct Made {
 /// a step with no entry.
 pub(crate) fn entries_in_parts<T: Send + Sync>(
     steps: impl Iterator<Item = T>,
-    bytes: impl Fn(&T) -> u64,
+    bytes: impl Fn(&T) -> u64 + Sync,
     make: impl Fn(&T, &mut SpanReader<'_>, &mut Vec<u8>) -> io::Result<Option<Origin>> + Sync,
     reader: &mut SpanReader<'_>,
     each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
@@ -128,14 +128,21 @@ pub(crate) fn entries_in_parts<T: Send + Sync>(
     };
     let work = |part: &[T], reader: &mut SpanReader<'_>| {
         let (mut made, mut text) = (Made::default(), Vec::new());
+        if let [step] = part {
+            // A step alone (a large one is) has its text handed over, not copied.
+            if let Some(origin) = make(step, reader, &mut text)? {
+                made.ends.push((origin, text.len()));
+                made.bytes = text;
+            }
+            return Ok(made);
+        }
+        // The part's entries are about as long as its steps' input: grown by doubling, the
+        // buffer was copied on every growth (5% of a Codex view's instructions).
+        made.bytes
+            .reserve(part.iter().map(&bytes).sum::<u64>() as usize);
         for step in part {
             if let Some(origin) = make(step, reader, &mut text)? {
-                // A part's first text is handed over, not copied: a large step is alone.
-                if made.bytes.is_empty() {
-                    std::mem::swap(&mut made.bytes, &mut text);
-                } else {
-                    made.bytes.extend_from_slice(&text);
-                }
+                made.bytes.extend_from_slice(&text);
                 made.ends.push((origin, made.bytes.len()));
             }
         }
@@ -153,7 +160,7 @@ pub(crate) fn entries_in_parts<T: Send + Sync>(
         Ok(())
     };
     let sizes = (PART_BYTES, part_steps);
-    in_parts(steps, sizes, bytes, work, reader, true, print)
+    in_parts(steps, sizes, &bytes, work, reader, true, print)
 }
 
 /// What the diff shows of one change.
