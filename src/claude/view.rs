@@ -934,14 +934,13 @@ impl<'s> View<'s> {
         }
     }
 
-    /// Writes a message's JSON text into `out`.
+    /// Appends a message's JSON text to `out`.
     pub(crate) fn message_text(
         &self,
         m: &Message,
         reader: &mut SpanReader<'_>,
         out: &mut Vec<u8>,
     ) -> io::Result<()> {
-        out.clear();
         out.extend_from_slice(format!(r#"{{"role":"{}","content":["#, m.role.name()).as_bytes());
         let mut i = 0;
         while let Some(b) = m.blocks.get(i) {

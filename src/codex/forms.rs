@@ -20,6 +20,16 @@ pub(crate) fn item_text(
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
     out.clear();
+    append_item_text(item, owned, reader, out)
+}
+
+/// [`item_text`] appended to what `out` holds.
+pub(crate) fn append_item_text(
+    item: Item,
+    owned: &[Box<str>],
+    reader: &mut SpanReader<'_>,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
     if item.form() == Form::Owned {
         let text = owned.get(item.span().at as usize).map_or("", |t| t);
         out.extend_from_slice(text.as_bytes());

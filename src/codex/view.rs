@@ -261,19 +261,26 @@ impl<'s> View<'s> {
         crate::view::entries_in_parts(self.steps(), bytes, make, reader, each, part_steps)
     }
 
-    /// Writes the JSON text of a step's entry into `out`; `None` for a removed item.
+    /// Appends the JSON text of a step's entry to `out`; `None` for a removed item.
     pub fn entry_text(
         &self,
         step: Step,
         reader: &mut SpanReader<'_>,
         out: &mut Vec<u8>,
     ) -> io::Result<Option<Origin>> {
-        out.clear();
         let history = &self.state.history;
         Ok(Some(match step {
             Step::Remove(_) | Step::Drop(_) => return Ok(None),
+            // Most items are sent as the log has them: written straight where they go.
+            Step::Item(i) if !self.may_change(&history[i]) => {
+                forms::append_item_text(history[i], &self.state.owned, reader, out)?;
+                Origin::Kept
+            }
             Step::Item(i) => {
-                if self.item_view(history[i], reader, out)?.any() {
+                let mut text = Vec::new();
+                let changes = self.item_view(history[i], reader, &mut text)?;
+                out.extend_from_slice(&text);
+                if changes.any() {
                     Origin::Changed
                 } else {
                     Origin::Kept
