@@ -129,9 +129,9 @@ impl Session {
         match &self.state {
             State::Codex(state) => {
                 for &item in &state.history {
-                    text.clear();
-                    codex::forms::item_text(item, &state.owned, &mut reader, &mut text)?;
-                    out.write_all(&text)?;
+                    let bytes =
+                        codex::forms::item_bytes(item, &state.owned, &mut reader, &mut text);
+                    out.write_all(bytes?)?;
                     out.write_all(b"\n")?;
                 }
             }

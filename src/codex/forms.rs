@@ -23,6 +23,31 @@ pub(crate) fn item_text(
     append_item_text(item, owned, reader, out)
 }
 
+/// The JSON text of a history item: where it lies, in the read-back window or among the texts
+/// replay owns, when the log spells it so; else written into `scratch` as its form makes it.
+pub(crate) fn item_bytes<'a>(
+    item: Item,
+    owned: &'a [Box<str>],
+    reader: &'a mut SpanReader<'_>,
+    scratch: &'a mut Vec<u8>,
+) -> io::Result<&'a [u8]> {
+    match item.form() {
+        Form::Owned => Ok(owned
+            .get(item.span().at as usize)
+            .map_or("", |t| t)
+            .as_bytes()),
+        Form::Verbatim if !item.has(Flags::STRIPPED) => {
+            let bytes = reader.read(item.src(), item.span())?;
+            let text = json::utf8(bytes).map_err(|_| crate::source::changed())?;
+            Ok(checked(text)?.as_bytes())
+        }
+        _ => {
+            item_text(item, owned, reader, scratch)?;
+            Ok(scratch)
+        }
+    }
+}
+
 /// [`item_text`] appended to what `out` holds.
 pub(crate) fn append_item_text(
     item: Item,
