@@ -32,14 +32,9 @@ pub(crate) fn item_bytes<'a>(
     scratch: &'a mut Vec<u8>,
 ) -> io::Result<&'a [u8]> {
     match item.form() {
-        Form::Owned => Ok(owned
-            .get(item.span().at as usize)
-            .map_or("", |t| t)
-            .as_bytes()),
+        Form::Owned => Ok(owned_text(item, owned).as_bytes()),
         Form::Verbatim if !item.has(Flags::STRIPPED) => {
-            let bytes = reader.read(item.src(), item.span())?;
-            let text = json::utf8(bytes).map_err(|_| crate::source::changed())?;
-            Ok(checked(text)?.as_bytes())
+            Ok(checked(read_text(item, reader)?)?.as_bytes())
         }
         _ => {
             item_text(item, owned, reader, scratch)?;
@@ -56,12 +51,10 @@ pub(crate) fn append_item_text(
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
     if item.form() == Form::Owned {
-        let text = owned.get(item.span().at as usize).map_or("", |t| t);
-        out.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(owned_text(item, owned).as_bytes());
         return Ok(());
     }
-    let bytes = reader.read(item.src(), item.span())?;
-    let text = json::utf8(bytes).map_err(|_| crate::source::changed())?;
+    let text = read_text(item, reader)?;
     match item.form() {
         Form::Verbatim if item.has(Flags::STRIPPED) => stripped(checked(text)?, out),
         Form::Verbatim => out.extend_from_slice(checked(text)?.as_bytes()),
@@ -71,6 +64,17 @@ pub(crate) fn append_item_text(
         Form::Owned => {}
     }
     Ok(())
+}
+
+/// The text replay made for an item of [`Form::Owned`].
+fn owned_text(item: Item, owned: &[Box<str>]) -> &str {
+    owned.get(item.span().at as usize).map_or("", |t| t)
+}
+
+/// The span of an item, read back.
+fn read_text<'r>(item: Item, reader: &'r mut SpanReader<'_>) -> io::Result<&'r str> {
+    let bytes = reader.read(item.src(), item.span())?;
+    json::utf8(bytes).map_err(|_| crate::source::changed())
 }
 
 /// The bytes read back for an item must still be one: a file truncated or rewritten in place
