@@ -524,6 +524,20 @@ pub fn member(text: &str, at: usize, name: &str) -> Option<Range<usize>> {
     member_knowing(text, &[], at, name)
 }
 
+/// The value ranges of the elements of the array that starts at offset `at` of `text`; `None`
+/// when there is no array there.
+pub fn elements(text: &str, at: usize) -> Option<Vec<Range<usize>>> {
+    let mut p = Parser::new(text);
+    p.seek(at);
+    let mut out = Vec::new();
+    p.array(|p| {
+        out.push(p.value()?);
+        Ok(true)
+    })
+    .ok()?;
+    Some(out)
+}
+
 /// [`member`] of a text whose long strings a walk found valid at `known`.
 pub fn member_knowing(text: &str, known: &[Walked], at: usize, name: &str) -> Option<Range<usize>> {
     let mut p = Parser::knowing(text, known);

@@ -87,20 +87,8 @@ impl Members {
 
 /// The value ranges of the elements of the array at `range` of `text` (none if it is no array).
 fn elements(text: &str, range: &Option<Range<usize>>) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let Some(range) = range.clone().filter(|r| text[r.clone()].starts_with('[')) else {
-        return out;
-    };
-    let mut p = json::Parser::new(text);
-    p.seek(range.start);
-    let walked = p.array(|p| {
-        out.push(p.value()?);
-        Ok(true)
-    });
-    if walked.is_err() {
-        out.clear();
-    }
-    out
+    let elements = range.as_ref().and_then(|r| json::elements(text, r.start));
+    elements.unwrap_or_default()
 }
 
 /// The strings among the elements of the array at `range` of `text`, decoded; any other

@@ -50,13 +50,8 @@ fn message_parts(text: &[u8]) -> Option<(String, Vec<&str>)> {
     let content = crate::json::member(text, 0, "content")?;
     let mut blocks = Vec::new();
     if text[content.clone()].starts_with('[') {
-        let mut p = crate::json::Parser::new(text);
-        p.seek(content.start);
-        p.array(|p| {
-            blocks.push(&text[p.value()?]);
-            Ok(true)
-        })
-        .ok()?;
+        let elements = crate::json::elements(text, content.start)?;
+        blocks.extend(elements.into_iter().map(|e| &text[e]));
     }
     Some((role, blocks))
 }
