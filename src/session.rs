@@ -167,6 +167,17 @@ impl PromptView for AnyView<'_> {
         }
     }
 
+    fn lines(
+        &self,
+        reader: &mut source::SpanReader<'_>,
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        match self {
+            AnyView::Codex(v) => v.lines(reader, out),
+            AnyView::Claude(v) => v.lines(reader, out),
+        }
+    }
+
     fn changes(
         &self,
         reader: &mut source::SpanReader<'_>,

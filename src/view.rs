@@ -103,7 +103,23 @@ struct Made {
     ends: Vec<(Origin, usize)>,
 }
 
-/// Hands `each` the entry `make` writes for every step, in order ([`in_parts`] with
+/// The `part_steps` of [`entries_in_parts`] for a view printed on every core: `None`, one
+/// entry at a time on this thread, when there is only one.
+pub(crate) fn part_steps() -> Option<usize> {
+    crate::pipeline::threads_available().then_some(PART_STEPS)
+}
+
+/// Where [`entries_in_parts`] puts the entries it makes.
+pub(crate) enum Sink<'a> {
+    /// Each entry, in turn.
+    Each(&'a mut dyn FnMut(Entry<'_>) -> io::Result<()>),
+    /// Every entry as one JSON line. A part's lines are written in one piece, straight from
+    /// the buffer they were made in: handed over one entry at a time they were copied into the
+    /// output's buffer first, a tenth of a Codex `repair-view`.
+    Lines(&'a mut dyn io::Write),
+}
+
+/// Hands `sink` the entry `make` writes for every step, in order ([`in_parts`] with
 /// `part_steps`, one at a time here with `None`). `make` appends an entry's text to the buffer
 /// it is given and gives its origin, or `None` (and appends nothing) for a step with no entry.
 pub(crate) fn entries_in_parts<T: Send + Sync>(
@@ -111,18 +127,26 @@ pub(crate) fn entries_in_parts<T: Send + Sync>(
     bytes: impl Fn(&T) -> u64 + Sync,
     make: impl Fn(&T, &mut SpanReader<'_>, &mut Vec<u8>) -> io::Result<Option<Origin>> + Sync,
     reader: &mut SpanReader<'_>,
-    each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
+    sink: Sink<'_>,
     part_steps: Option<usize>,
 ) -> io::Result<()> {
+    let lines = matches!(sink, Sink::Lines(_));
     let Some(part_steps) = part_steps else {
         let mut text = Vec::new();
+        let mut sink = sink;
         for step in steps {
             text.clear();
             if let Some(origin) = make(&step, reader, &mut text)? {
-                each(Entry {
-                    origin,
-                    text: &text,
-                })?;
+                match &mut sink {
+                    Sink::Each(each) => each(Entry {
+                        origin,
+                        text: &text,
+                    })?,
+                    Sink::Lines(out) => {
+                        text.push(b'\n');
+                        out.write_all(&text)?;
+                    }
+                }
             }
         }
         return Ok(());
@@ -136,24 +160,36 @@ pub(crate) fn entries_in_parts<T: Send + Sync>(
             .reserve(part.iter().map(&bytes).sum::<u64>() as usize);
         for step in part {
             if let Some(origin) = make(step, reader, &mut made.bytes)? {
-                made.ends.push((origin, made.bytes.len()));
+                if lines {
+                    made.bytes.push(b'\n');
+                } else {
+                    made.ends.push((origin, made.bytes.len()));
+                }
             }
         }
         Ok(made)
     };
-    let print = |made: Made| {
-        let mut start = 0;
-        for (origin, end) in made.ends {
-            each(Entry {
-                origin,
-                text: &made.bytes[start..end],
-            })?;
-            start = end;
-        }
-        Ok(())
-    };
     let sizes = (PART_BYTES, part_steps);
-    in_parts(steps, sizes, &bytes, work, reader, true, print)
+    match sink {
+        Sink::Each(each) => {
+            let print = |made: Made| {
+                let mut start = 0;
+                for (origin, end) in made.ends {
+                    each(Entry {
+                        origin,
+                        text: &made.bytes[start..end],
+                    })?;
+                    start = end;
+                }
+                Ok(())
+            };
+            in_parts(steps, sizes, &bytes, work, reader, true, print)
+        }
+        Sink::Lines(out) => {
+            let print = |made: Made| out.write_all(&made.bytes);
+            in_parts(steps, sizes, &bytes, work, reader, true, print)
+        }
+    }
 }
 
 /// What the diff shows of one change.
@@ -195,6 +231,10 @@ pub(crate) trait PromptView {
         reader: &mut SpanReader<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
     ) -> io::Result<()>;
+
+    /// Writes every entry as one JSON line, in order (what [`PromptView::entries`] gives,
+    /// each followed by `\n`).
+    fn lines(&self, reader: &mut SpanReader<'_>, out: &mut dyn io::Write) -> io::Result<()>;
 
     /// Calls `each` with every change, in order; returns the diff's closing line.
     fn changes(

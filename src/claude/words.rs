@@ -8,7 +8,9 @@ use serde_json::Value;
 use super::view::{Dropped, MISSING_RESULT, Message, NO_RESPONSE, Note, Role, View};
 use crate::source::SpanReader;
 use crate::text::plural;
-use crate::view::{Change, Entry, Entry as ViewEntry, Origin, PromptView, Shape, Sign};
+use crate::view::{
+    Change, Entry, Entry as ViewEntry, Origin, PromptView, Shape, Sign, Sink, part_steps,
+};
 
 /// A message for people: who speaks, a mark for a repaired one, and its blocks.
 pub(crate) fn transcript(entry: &Entry<'_>) -> (String, Option<&'static str>, Vec<String>) {
@@ -304,6 +306,30 @@ pub(crate) fn footer(view: &View<'_>) -> String {
 }
 
 /// What the renderers read of a Claude Code view: its messages, and the words above for people.
+impl View<'_> {
+    /// The view's messages, in order, written in parts on every core as the Codex view's
+    /// entries are.
+    fn messages_in_parts(&self, reader: &mut SpanReader<'_>, sink: Sink<'_>) -> io::Result<()> {
+        let nodes = &self.state.nodes;
+        let bytes = |m: &&Message| {
+            let span = |&n: &u32| u64::from(nodes[n as usize].span.len);
+            m.nodes.iter().map(span).sum()
+        };
+        let make = |m: &&Message, reader: &mut SpanReader<'_>, text: &mut Vec<u8>| {
+            self.message_text(m, reader, text)?;
+            Ok(Some(if m.inserted {
+                Origin::Synthetic
+            } else if !m.notes.is_empty() {
+                Origin::Changed
+            } else {
+                Origin::Kept
+            }))
+        };
+        let messages = self.messages.iter();
+        crate::view::entries_in_parts(messages, bytes, make, reader, sink, part_steps())
+    }
+}
+
 impl PromptView for View<'_> {
     fn shape(&self) -> Shape {
         Shape {
@@ -320,25 +346,11 @@ impl PromptView for View<'_> {
         reader: &mut SpanReader<'_>,
         each: &mut dyn FnMut(ViewEntry<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
-        // Messages are written in parts on every core, as the Codex view's entries are.
-        let nodes = &self.state.nodes;
-        let bytes = |m: &&Message| {
-            let span = |&n: &u32| u64::from(nodes[n as usize].span.len);
-            m.nodes.iter().map(span).sum()
-        };
-        let make = |m: &&Message, reader: &mut SpanReader<'_>, text: &mut Vec<u8>| {
-            self.message_text(m, reader, text)?;
-            Ok(Some(if m.inserted {
-                Origin::Synthetic
-            } else if !m.notes.is_empty() {
-                Origin::Changed
-            } else {
-                Origin::Kept
-            }))
-        };
-        let parallel = crate::pipeline::threads_available();
-        let part_steps = parallel.then_some(crate::view::PART_STEPS);
-        crate::view::entries_in_parts(self.messages.iter(), bytes, make, reader, each, part_steps)
+        self.messages_in_parts(reader, Sink::Each(each))
+    }
+
+    fn lines(&self, reader: &mut SpanReader<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+        self.messages_in_parts(reader, Sink::Lines(out))
     }
 
     fn changes(

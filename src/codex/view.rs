@@ -17,7 +17,7 @@ use super::typed;
 use super::words;
 use crate::json::{self, Parser};
 use crate::source::SpanReader;
-use crate::view::{Change, Entry, Origin, PromptView, Shape};
+use crate::view::{Change, Entry, Origin, PromptView, Shape, Sink, part_steps};
 
 /// One bit per call id.
 #[derive(Debug, Clone, Default)]
@@ -247,7 +247,7 @@ impl<'s> View<'s> {
     fn entries_in_parts(
         &self,
         reader: &mut SpanReader<'_>,
-        each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
+        sink: Sink<'_>,
         part_steps: Option<usize>,
     ) -> io::Result<()> {
         let history = &self.state.history;
@@ -258,7 +258,7 @@ impl<'s> View<'s> {
         let make = |step: &Step, reader: &mut SpanReader<'_>, out: &mut Vec<u8>| {
             self.entry_text(*step, reader, out)
         };
-        crate::view::entries_in_parts(self.steps(), bytes, make, reader, each, part_steps)
+        crate::view::entries_in_parts(self.steps(), bytes, make, reader, sink, part_steps)
     }
 
     /// Appends the JSON text of a step's entry to `out`; `None` for a removed item.
@@ -488,8 +488,11 @@ impl PromptView for View<'_> {
         reader: &mut SpanReader<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
-        let parallel = crate::pipeline::threads_available();
-        self.entries_in_parts(reader, each, parallel.then_some(crate::view::PART_STEPS))
+        self.entries_in_parts(reader, Sink::Each(each), part_steps())
+    }
+
+    fn lines(&self, reader: &mut SpanReader<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+        self.entries_in_parts(reader, Sink::Lines(out), part_steps())
     }
 
     fn changes(
@@ -554,7 +557,7 @@ mod tests {
 
     /// Entries are made on any thread, in parts, and printed in order: the view is the same
     /// whatever the parts (one step each, or made here one at a time), on every Codex story,
-    /// with and without resume preparation.
+    /// with and without resume preparation; and printed as lines, they are the same.
     #[test]
     fn entries_do_not_depend_on_how_the_steps_are_split() {
         use crate::session::{self, AnyView, ViewSettings};
@@ -586,16 +589,34 @@ mod tests {
                     let mut out = Vec::new();
                     view.entries_in_parts(
                         &mut reader,
-                        &mut |e| {
+                        Sink::Each(&mut |e| {
                             out.push((e.origin, e.text.to_vec()));
                             Ok(())
-                        },
+                        }),
                         part_steps,
                     )
                     .expect("entries");
                     out
                 };
-                assert!(shown(None) == shown(Some(1)), "{}", log.display());
+                let entries = shown(None);
+                assert!(entries == shown(Some(1)), "{}", log.display());
+                // The lines written a part at a time are those entries, each ended by `\n`.
+                let lines = |part_steps| {
+                    let mut reader = SpanReader::new(&session.sources);
+                    let mut out = Vec::new();
+                    view.entries_in_parts(&mut reader, Sink::Lines(&mut out), part_steps)
+                        .expect("lines");
+                    out
+                };
+                let joined: Vec<u8> = entries
+                    .iter()
+                    .flat_map(|(_, t)| [&t[..], b"\n"])
+                    .flatten()
+                    .copied()
+                    .collect();
+                for part_steps in [None, Some(1), Some(crate::view::PART_STEPS)] {
+                    assert!(lines(part_steps) == joined, "{}", log.display());
+                }
                 seen += 1;
             }
         }

@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use crate::report::Report;
 use crate::session::{AnyView, Session};
 use crate::source::SpanReader;
+use crate::view::PromptView;
 
 pub use job::{Format, Job};
 pub(crate) use scan::{jsonl as scan_jsonl, table as scan_table};
@@ -51,7 +52,7 @@ pub(crate) fn render(
             json: false,
         } => report::human(report, paint, out),
         Printed::View { view, format } => match format {
-            Format::Jsonl => view::jsonl(view, &mut reader, out),
+            Format::Jsonl => view.lines(&mut reader, out),
             Format::Json => view::json_array(view, &mut reader, out),
             Format::Text => text::transcript(view, &mut reader, paint, out),
         },

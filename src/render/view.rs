@@ -1,21 +1,10 @@
-//! A prompt view as JSON: one entry per line (JSONL), or one indented array; each entry printed as
-//! its exact text.
+//! A prompt view as one indented JSON array, each entry printed as its exact text (JSONL is the
+//! view's own [`PromptView::lines`]).
 
 use std::io::{self, Write};
 
 use crate::source::SpanReader;
 use crate::view::PromptView;
-
-pub(super) fn jsonl(
-    view: &impl PromptView,
-    reader: &mut SpanReader<'_>,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    view.entries(reader, &mut |entry| {
-        out.write_all(entry.text)?;
-        out.write_all(b"\n")
-    })
-}
 
 /// One indented array; each entry stays exactly as it was (its inner spacing is not redone).
 pub(super) fn json_array(
