@@ -37,6 +37,10 @@ pub(crate) struct Node {
     /// its `attachment`).
     pub content: Option<Within>,
     pub model: Option<Within>,
+    /// Where the long strings of its `content` are listed in the session's `walked`: from
+    /// `walked_at`, `walked_len` of them.
+    pub walked_at: u32,
+    pub walked_len: u32,
 }
 
 impl Node {
@@ -103,6 +107,8 @@ pub(crate) struct State {
     /// since 1970 (UTC).
     pub started: Option<(Box<str>, i64)>,
     pub nodes: Vec<Node>,
+    /// The long strings of the nodes' contents, node after node (see [`Node::walked_at`]).
+    pub walked: Vec<json::Walked>,
     pub uuids: Strings,
     pub message_ids: Strings,
     /// Later copies of a uuid already seen (the first one wins), and the first few of them.
@@ -152,6 +158,14 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// The long strings of node `node`'s content, found valid when it was classified.
+    pub fn walked(&self, node: &Node) -> &[json::Walked] {
+        let at = node.walked_at as usize;
+        self.walked
+            .get(at..at + node.walked_len as usize)
+            .unwrap_or_default()
+    }
+
     /// Why Claude Code 2.1.328 does not resume this session, in its words, or `None` when it
     /// does (SPEC §11.3.13).
     pub fn not_resumable(&self) -> Option<String> {
@@ -200,7 +214,10 @@ impl State {
                     to.intern(parent.uuids.get(i))
                 }
             };
+            let walked_at = self.walked.len() as u32;
+            self.walked.extend_from_slice(parent.walked(&node));
             let copy = Node {
+                walked_at,
                 uuid: again(&mut self.uuids, node.uuid),
                 parent: again(&mut self.uuids, node.parent),
                 message_id: if node.message_id == NONE {
@@ -358,7 +375,10 @@ impl pipeline::Fold for Fold {
             src: 0,
             content: entry.content,
             model: entry.model,
+            walked_at: state.walked.len() as u32,
+            walked_len: entry.walked.len() as u32,
         };
+        state.walked.append(&mut entry.walked);
         // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
         // keeps its entries in a map by uuid: the last write wins, the first place stays).
         let existing = self.node_of[uuid as usize];

@@ -99,6 +99,9 @@ pub(crate) struct Line {
     pub model: Option<Within>,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
     pub tool_faults: Vec<ToolFault>,
+    /// The long strings of the message's `content`, found valid: the view, walking the content
+    /// again, steps over them (tool results and texts are most of an entry's bytes).
+    pub walked: Vec<json::Walked>,
 }
 
 /// An id of an entry (its uuid, its parent's, its message's), decoded by the classifier for the
@@ -200,7 +203,7 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         at: e.at,
         what: e.what,
     };
-    let mut p = Parser::new(text);
+    let mut p = Parser::remembering(text);
     if p.peek() != Some(b'{') {
         p.value().and_then(|_| p.end()).map_err(invalid)?;
         return Err(ParseError::NotObject);
@@ -284,6 +287,7 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         content: None,
         model: None,
         tool_faults: Vec::new(),
+        walked: Vec::new(),
     };
     let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
     if is_true(&m.sidechain) {
@@ -317,6 +321,11 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         })?;
         entry.flags |= Line::MESSAGE;
         entry.tool_faults = facts.faults;
+        if let Some(content) = &facts.content {
+            let mut walked = p.long_strings();
+            walked.retain(|w| content.contains(&(w.at as usize)));
+            entry.walked = walked;
+        }
         entry.content = facts.content.as_ref().map(Within::of);
         entry.model = facts.model.as_ref().map(Within::of);
         let (id, results_only) = (facts.id, facts.results_only);
@@ -352,7 +361,7 @@ fn message_facts(p: &mut Parser<'_>, text: &str) -> json::Result<MessageFacts> {
             "content" => {
                 // The last `content` counts, as everywhere.
                 blocks.clear();
-                content = Some(walk_blocks(p, text, &mut blocks)?);
+                content = Some(walk_blocks(p, text, &mut blocks, true)?);
             }
             _ => return Ok(false),
         }
@@ -398,9 +407,10 @@ pub(crate) struct Block {
     pub fault: Option<Box<ToolFault>>,
 }
 
-/// The blocks of a `content` array at `value` of `text`; a string content is one text block
-/// (whose range is the string itself).
-pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
+/// The blocks of a `content` array at `value` of `text`, a text whose long strings a walk found
+/// valid at `known`; a string content is one text block (whose range is the string itself).
+/// Their faults are not looked for: the classifier found them.
+pub(crate) fn blocks(text: &str, known: &[json::Walked], value: &Range<usize>) -> Vec<Block> {
     let raw = &text[value.clone()];
     if raw.starts_with('"') {
         return vec![text_block(value.clone())];
@@ -409,9 +419,9 @@ pub(crate) fn blocks(text: &str, value: &Range<usize>) -> Vec<Block> {
     if !raw.starts_with('[') {
         return found;
     }
-    let mut p = Parser::new(text);
+    let mut p = Parser::knowing(text, known);
     p.seek(value.start);
-    let _ = walk_blocks(&mut p, text, &mut found);
+    let _ = walk_blocks(&mut p, text, &mut found, false);
     found
 }
 
@@ -430,11 +440,12 @@ fn text_block(range: Range<usize>) -> Block {
 }
 
 /// The blocks of the `content` value the parser is at, walked in place (as [`blocks`] reads
-/// them) into `found`; returns the value's range.
+/// them) into `found`, with the faults of tool uses when `faults`; returns the value's range.
 fn walk_blocks(
     p: &mut Parser<'_>,
     text: &str,
     found: &mut Vec<Block>,
+    faults: bool,
 ) -> json::Result<Range<usize>> {
     match p.peek() {
         Some(b'"') => {
@@ -483,7 +494,7 @@ fn walk_blocks(
                 Some("thinking" | "redacted_thinking") => (BlockKind::Thinking, None),
                 _ => (BlockKind::Other, None),
             };
-            let fault = (kind == BlockKind::ToolUse)
+            let fault = (faults && kind == BlockKind::ToolUse)
                 .then(|| {
                     let raw = |r: &Option<Range<usize>>| r.as_ref().map(|r| &text[r.clone()]);
                     let json = toolcall::Arguments::Json;

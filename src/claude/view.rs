@@ -23,7 +23,7 @@ use std::io;
 use serde_json::Value;
 
 use super::attach;
-use super::chain::{NONE, Node, State};
+use super::chain::{NONE, State};
 use super::entry::{self, BlockKind, Kind, Line};
 use super::wire;
 use crate::intern::Strings;
@@ -241,13 +241,15 @@ fn entry_text<'r>(state: &State, node: u32, reader: &'r mut SpanReader<'_>) -> i
     Ok(text)
 }
 
-/// The blocks of a node's message, from its entry's `text`. The classifier found the content:
-/// the entry is not parsed again to find it.
-fn blocks_of(n: &Node, text: &str) -> io::Result<Vec<entry::Block>> {
+/// The blocks of node `node`'s message, from its entry's `text`. The classifier found the
+/// content and its long strings: the entry is not parsed again to find it, nor are they
+/// scanned again.
+fn blocks_of(state: &State, node: u32, text: &str) -> io::Result<Vec<entry::Block>> {
+    let n = &state.nodes[node as usize];
     Ok(match n.content {
         Some(content) => {
             let content = content.get(text).ok_or_else(crate::source::changed)?;
-            entry::blocks(text, &content)
+            entry::blocks(text, state.walked(n), &content)
         }
         None => Vec::new(),
     })
@@ -428,7 +430,7 @@ fn draft(
             draft.model = Some((decoded.push(m.as_bytes()), last));
         }
     }
-    let blocks = blocks_of(n, text)?;
+    let blocks = blocks_of(state, node, text)?;
     draft.ids = decoded.next()..decoded.next();
     item.blocks.reserve_exact(blocks.len());
     for (index, b) in blocks.iter().enumerate() {
@@ -448,7 +450,7 @@ fn draft(
             }
             (Role::Assistant, BlockKind::ToolUse) => block.edits = tool_use_edits(text, b),
             (Role::User, BlockKind::ToolResult) => {
-                let (edits, loaded) = tool_result_edits(text, b);
+                let (edits, loaded) = tool_result_edits(text, state.walked(n), b);
                 block.edits = edits;
                 item.blocks.push(block);
                 if loaded {
@@ -964,7 +966,7 @@ impl<'s> View<'s> {
             // The blocks that follow from the same entry are written from one reading of it,
             // borrowed from the reader's window.
             let text = entry_text(self.state, b.node, reader)?;
-            let blocks = blocks_of(&self.state.nodes[b.node as usize], text)?;
+            let blocks = blocks_of(self.state, b.node, text)?;
             for b in m.blocks[i..].iter().take_while(|next| {
                 next.node == b.node
                     && matches!(next.body, Body::Raw | Body::Missing | Body::Interrupted)
@@ -1171,8 +1173,8 @@ fn tool_use_edits(text: &str, b: &entry::Block) -> u8 {
 }
 
 /// The edits a tool result needs, and whether it loads a tool the client has (then Claude
-/// Code adds "Tool loaded." after it).
-fn tool_result_edits(text: &str, b: &entry::Block) -> (u8, bool) {
+/// Code adds "Tool loaded." after it); `known`: the long strings of the entry's content.
+fn tool_result_edits(text: &str, known: &[json::Walked], b: &entry::Block) -> (u8, bool) {
     let Some(content) = b.content.clone() else {
         return (0, false);
     };
@@ -1180,7 +1182,7 @@ fn tool_result_edits(text: &str, b: &entry::Block) -> (u8, bool) {
     if !raw.starts_with('[') {
         return (0, false);
     }
-    let parts = entry::blocks(text, &content);
+    let parts = entry::blocks(text, known, &content);
     let mut edits = 0;
     if parts.last().is_some_and(|p| p.kind == BlockKind::Text) {
         edits |= ENDS_IN_TEXT;
