@@ -329,14 +329,25 @@ impl<'a> Parser<'a> {
     fn scan_string(&mut self) -> Result<(Range<usize>, u32)> {
         let b = self.bytes();
         let start = self.pos;
-        // Most strings are short keys and ids: when the first byte of the 16 after the quote
-        // that a scan must look at is the closing quote, that settles it.
-        if let Some(part) = b.get(start + 1..).and_then(|rest| rest.first_chunk::<16>()) {
-            let end = start + 1 + specials16(part).trailing_zeros() as usize;
-            if b.get(end) == Some(&b'"') {
-                self.pos = end + 1;
-                return Ok((start..self.pos, 0));
+        // Most strings are short keys and ids: when the first byte of the 32 after the quote
+        // that a scan must look at is the closing quote, that settles it (looked at 16 bytes
+        // at a time: a sixth of the strings of a Claude Code entry, a fifth of a rollout's, are
+        // 16 to 31 bytes long).
+        let mut at = start + 1;
+        for _ in 0..2 {
+            let Some(part) = b.get(at..).and_then(|rest| rest.first_chunk::<16>()) else {
+                break;
+            };
+            let found = specials16(part);
+            if found != 0 {
+                let end = at + found.trailing_zeros() as usize;
+                if b[end] == b'"' {
+                    self.pos = end + 1;
+                    return Ok((start..self.pos, 0));
+                }
+                break;
             }
+            at += 16;
         }
         let mut block = start + 1;
         let mut shrink = 0u32;
