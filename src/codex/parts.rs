@@ -99,25 +99,41 @@ fn is_label(parts: &[Part], i: usize, text: &str) -> bool {
     [(PartKind::Image, "image"), (PartKind::Audio, "audio")]
         .into_iter()
         .any(|(kind, name)| {
-            let open = text == format!("<{name}>")
-                || (text.starts_with(&format!("<{name} name=")) && text.ends_with('>'));
-            let close = text == format!("</{name}>");
+            // `<name>` or `<name name=…>`; `</name>`.
+            let open = text
+                .strip_prefix('<')
+                .and_then(|t| t.strip_prefix(name))
+                .is_some_and(|rest| {
+                    rest == ">" || (rest.starts_with(" name=") && rest.ends_with('>'))
+                });
+            let close = text.strip_prefix("</").and_then(|t| t.strip_prefix(name)) == Some(">");
             (open && is(Some(i + 1), kind)) || (close && i > 0 && is(i.checked_sub(1), kind))
         })
 }
 
 /// The text Codex keeps of a user message when it compacts (SPEC §2.2): its `input_text` parts
 /// joined with `""`, media labels skipped. Calls `each` with the pieces, in order.
-pub(crate) fn compaction_text(text: &str, parts: &[Part], mut each: impl FnMut(&str)) {
-    for (i, part) in parts.iter().enumerate() {
-        if part.kind != PartKind::InputText {
-            continue;
-        }
-        let Some(body) = part.text(text) else {
-            continue;
-        };
-        if !is_label(parts, i, &body) {
-            each(&body);
+pub(crate) fn compaction_text(text: &str, parts: &[Part], each: impl FnMut(&str)) {
+    compaction_pieces(parts, &texts(text, parts), each);
+}
+
+/// The decoded text of each `input_text` part, by part.
+fn texts<'t>(text: &'t str, parts: &[Part]) -> Vec<Option<Cow<'t, str>>> {
+    let input_text = |p: &Part| p.kind == PartKind::InputText;
+    parts
+        .iter()
+        .map(|p| input_text(p).then(|| p.text(text)).flatten())
+        .collect()
+}
+
+/// [`compaction_text`] of parts whose `input_text` bodies are decoded already (`bodies`, by
+/// part).
+fn compaction_pieces(parts: &[Part], bodies: &[Option<Cow<'_, str>>], mut each: impl FnMut(&str)) {
+    for (i, body) in bodies.iter().enumerate() {
+        if let Some(body) = body
+            && !is_label(parts, i, body)
+        {
+            each(body);
         }
     }
 }
@@ -151,21 +167,23 @@ pub(crate) fn scan(
     role: Option<&str>,
 ) -> Summary {
     let parts = parts(text, known, value);
+    // Decoded once: a user message's are read again for its compaction text.
+    let bodies = texts(text, &parts);
     let mut s = Summary::default();
-    for part in &parts {
+    for (part, body) in parts.iter().zip(&bodies) {
         match part.kind {
             PartKind::Image => s.images += 1,
             PartKind::Audio => s.audio += 1,
             PartKind::InputText => {
-                let Some(body) = part.text(text) else {
+                let Some(body) = body else {
                     continue;
                 };
                 s.empty_text |= body.is_empty();
                 match role {
-                    Some("user") => s.contextual |= turns::is_contextual_fragment(&body),
+                    Some("user") => s.contextual |= turns::is_contextual_fragment(body),
                     Some("developer") => {
-                        s.developer_context |= turns::is_developer_context(&body);
-                        s.model_switch |= turns::is_model_switch(&body);
+                        s.developer_context |= turns::is_developer_context(body);
+                        s.model_switch |= turns::is_model_switch(body);
                     }
                     _ => {}
                 }
@@ -176,7 +194,7 @@ pub(crate) fn scan(
     match role {
         Some("user") if !s.contextual => {
             let mut head = String::new();
-            compaction_text(text, &parts, |piece| {
+            compaction_pieces(&parts, &bodies, |piece| {
                 s.text_len += piece.len() as u64;
                 if head.len() <= SUMMARY_PREFIX.len() {
                     head.push_str(piece);
@@ -259,6 +277,24 @@ mod tests {
         );
         assert_eq!((s.images, s.text_len), (1, 10)); // "ab" + a label not beside its image
         assert!(!s.contextual);
+    }
+
+    /// Only a label beside its own kind of media is skipped: `<image name=…>` needs its `>`,
+    /// and `<audio>` does not label an image.
+    #[test]
+    fn labels_are_told_by_their_form_and_their_neighbour() {
+        let len = |labels: [&str; 2]| {
+            let content = format!(
+                r#"[{{"type":"input_text","text":"{}"}},{{"type":"input_image","image_url":"x"}},{{"type":"input_text","text":"{}"}}]"#,
+                labels[0], labels[1]
+            );
+            summary(&content, "user").text_len
+        };
+        assert_eq!(len(["<image name=[Image #1]>", "</image>"]), 0);
+        assert_eq!(len(["<image name=[Image #1]", "</image>"]), 22);
+        assert_eq!(len(["<audio>", "</audio>"]), 15);
+        assert_eq!(len(["<image>", "</image >"]), 9);
+        assert_eq!(len(["<images>", "<image>"]), 15);
     }
 
     #[test]
