@@ -127,10 +127,15 @@ pub(crate) fn string_output_counts(
     Some(super::item::PrepCounts::new(cut, 0, 0, 0, 0))
 }
 
-/// The counts the report needs of an item under the default view (see [`item::PrepCounts`]).
-pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::PrepCounts {
+/// The counts the report needs of an item under the default view (see [`item::PrepCounts`]);
+/// `known`: the long strings of `text` a walk found valid, or none.
+pub(crate) fn default_counts(
+    item: &Item,
+    text: &str,
+    known: &[json::Walked],
+) -> super::item::PrepCounts {
     let mut out = Vec::new();
-    let prepared = prepare(item, text, Prep::default(), Read::Header, &mut out);
+    let prepared = prepare(item, text, known, Prep::default(), Read::Header, &mut out);
     let (mut audio, mut images) = (item.prep.audio(), item.prep.images());
     if !prepared.changes.is_empty() {
         let text = std::str::from_utf8(&out).unwrap_or_default();
@@ -156,9 +161,11 @@ pub(crate) fn default_counts(item: &Item, text: &str) -> super::item::PrepCounts
 /// Prepares an item's text: R1 (when it is an output appended from a `response_item`), then R2,
 /// reading as much of each image as `read` says. Writes the prepared text into `out` (with
 /// [`Read::Header`], images Codex re-encodes keep their bytes) and returns what changed.
+/// `known`: the long strings of `text` a walk found valid (the classifier's), or none.
 pub(crate) fn prepare(
     item: &Item,
     text: &str,
+    known: &[json::Walked],
     prep: Prep,
     read: Read,
     out: &mut Vec<u8>,
@@ -179,7 +186,8 @@ pub(crate) fn prepare(
         && let Some(policy) = prep.truncation
     {
         let mut bytes = Vec::new();
-        if let Some(change) = truncate_output(text, policy.serialization_budget(), &mut bytes) {
+        let budget = policy.serialization_budget();
+        if let Some(change) = truncate_output(text, known, budget, &mut bytes) {
             prepared.changes.push(change);
             cut = Some(bytes);
         }
@@ -191,13 +199,18 @@ pub(crate) fn prepare(
         }
         return prepared;
     }
-    let current = match cut {
-        Some(bytes) => Cow::Owned(String::from_utf8(bytes).unwrap_or_default()),
-        None => Cow::Borrowed(text),
+    // A cut text's strings are walked anew.
+    let (current, known) = match cut {
+        Some(bytes) => (
+            Cow::Owned(String::from_utf8(bytes).unwrap_or_default()),
+            &[][..],
+        ),
+        None => (Cow::Borrowed(text), known),
     };
     prepare_media(
         item,
         &current,
+        known,
         read,
         prep.original_detail,
         &mut prepared,
@@ -213,16 +226,27 @@ fn fields(text: &str) -> Fields {
 }
 
 /// The members of an item's text, and where its long strings are: the walks after this one step
-/// over them (an image's base64 is most of its item).
-fn fields_walked(text: &str) -> (Fields, Vec<json::Walked>) {
+/// over them (an image's base64 is most of its item). When a walk found them already
+/// (`known`), the text is walked stepping over them.
+fn fields_walked<'k>(text: &str, known: &'k [json::Walked]) -> (Fields, Cow<'k, [json::Walked]>) {
+    if !known.is_empty() {
+        let mut p = Parser::knowing(text, known);
+        let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
+        return (fields, Cow::Borrowed(known));
+    }
     let mut p = Parser::remembering(text);
     let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
-    (fields, p.long_strings())
+    (fields, Cow::Owned(p.long_strings()))
 }
 
 /// R1: the output cut to `budget` (already ×1.2), spliced into `out`; `None` if it fits.
-fn truncate_output(text: &str, budget: Policy, out: &mut Vec<u8>) -> Option<Edit> {
-    let (f, walked) = fields_walked(text);
+fn truncate_output(
+    text: &str,
+    known: &[json::Walked],
+    budget: Policy,
+    out: &mut Vec<u8>,
+) -> Option<Edit> {
+    let (f, walked) = fields_walked(text, known);
     let range = f.output.clone()?;
     let raw = &text[range.clone()];
     let (replacement, before, after) = if raw.starts_with('"') {
@@ -381,12 +405,13 @@ fn audio_url<'t>(text: &'t str, known: &[json::Walked], part: &Range<usize>) -> 
 fn prepare_media(
     item: &Item,
     text: &str,
+    known: &[json::Walked],
     read: Read,
     original_detail: bool,
     prepared: &mut Prepared,
     out: &mut Vec<u8>,
 ) {
-    let (f, known) = fields_walked(text);
+    let (f, known) = fields_walked(text, known);
     let value = match item.kind {
         ItemKind::Message => &f.content,
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => &f.output,
@@ -489,7 +514,7 @@ mod tests {
 
     proptest::proptest! {
         /// Cutting an output that way decodes only its ends, and gives what decoding it whole
-        /// and cutting the text gives.
+        /// and cutting the text gives, whether or not its long strings are known.
         #[test]
         fn a_long_output_is_cut_as_its_whole_text_would_be(
             pieces in proptest::collection::vec(proptest::sample::select(vec![
@@ -511,13 +536,19 @@ mod tests {
                     Some((spliced, whole.len() as u64, cut.len() as u64))
                 }
             };
-            let mut out = Vec::new();
-            let edit = truncate_output(&text, budget, &mut out);
-            let got = edit.map(|edit| {
-                let Edit::Truncated { before, after } = edit else { panic!("{edit:?}") };
-                (String::from_utf8(out).unwrap(), before, after)
-            });
-            proptest::prop_assert_eq!(got, expected);
+            // Walked afresh, or stepping over the long strings a first walk found.
+            let mut first = Parser::remembering(&text);
+            first.value().unwrap();
+            let walked = first.long_strings();
+            for known in [&[][..], &walked] {
+                let mut out = Vec::new();
+                let edit = truncate_output(&text, known, budget, &mut out);
+                let got = edit.map(|edit| {
+                    let Edit::Truncated { before, after } = edit else { panic!("{edit:?}") };
+                    (String::from_utf8(out).unwrap(), before, after)
+                });
+                proptest::prop_assert_eq!(&got, &expected);
+            }
         }
     }
 }

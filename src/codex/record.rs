@@ -727,7 +727,22 @@ fn new_item(
             .and_then(|r| json::known_decoded_len(&line.walked, r));
         item.prep = output
             .and_then(|raw| prep::string_output_counts(&item, raw, decoded))
-            .unwrap_or_else(|| prep::default_counts(&item, &text[range.clone()]));
+            .unwrap_or_else(|| {
+                // The item's long strings, as offsets of its own text: preparing it walks the
+                // item again, stepping over them (an image's base64 is most of it).
+                let start = range.start as u32;
+                let known: Vec<json::Walked> = line
+                    .walked
+                    .iter()
+                    .filter(|w| range.contains(&(w.at as usize)))
+                    .map(|w| json::Walked {
+                        at: w.at - start,
+                        end: w.end - start,
+                        ..*w
+                    })
+                    .collect();
+                prep::default_counts(&item, &text[range.clone()], &known)
+            });
     }
     Candidate::Item(NewItem {
         item,

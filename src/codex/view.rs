@@ -201,6 +201,7 @@ impl<'s> View<'s> {
         changes.prepared = prep::prepare(
             &item,
             text,
+            &[],
             self.settings.prep,
             Read::Whole,
             &mut prepared_text,

@@ -462,7 +462,7 @@ fn codex_repairs(
             let mut reader = crate::source::SpanReader::exact(&session.sources);
             let mut text = Vec::new();
             view.item_text(item, &mut reader, &mut text)?;
-            counts = codex::prep::default_counts(&item, &String::from_utf8_lossy(&text));
+            counts = codex::prep::default_counts(&item, &String::from_utf8_lossy(&text), &[]);
         }
         let modalities = view.settings.modalities;
         if !modalities.image {
