@@ -305,7 +305,6 @@ pub(crate) fn footer(view: &View<'_>) -> String {
     )
 }
 
-/// What the renderers read of a Claude Code view: its messages, and the words above for people.
 impl View<'_> {
     /// The view's messages, in order, written in parts on every core as the Codex view's
     /// entries are.
@@ -330,6 +329,7 @@ impl View<'_> {
     }
 }
 
+/// What the renderers read of a Claude Code view: its messages, and the words above for people.
 impl PromptView for View<'_> {
     fn shape(&self) -> Shape {
         Shape {
