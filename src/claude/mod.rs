@@ -4,6 +4,7 @@
 
 pub(crate) mod attach;
 pub(crate) mod chain;
+pub(crate) mod content;
 pub(crate) mod entry;
 pub(crate) mod home;
 pub(crate) mod view;

@@ -24,7 +24,8 @@ use serde_json::Value;
 
 use super::attach;
 use super::chain::{NONE, State};
-use super::entry::{self, BlockKind, Kind, Line};
+use super::content::{self, BlockKind};
+use super::entry::{Kind, Line};
 use super::wire;
 use crate::intern::Strings;
 use crate::json;
@@ -244,12 +245,12 @@ fn entry_text<'r>(state: &State, node: u32, reader: &'r mut SpanReader<'_>) -> i
 /// The blocks of node `node`'s message, from its entry's `text`. The classifier found the
 /// content and its long strings: the entry is not parsed again to find it, nor are they
 /// scanned again.
-fn blocks_of(state: &State, node: u32, text: &str) -> io::Result<Vec<entry::Block>> {
+fn blocks_of(state: &State, node: u32, text: &str) -> io::Result<Vec<content::Block>> {
     let n = &state.nodes[node as usize];
     Ok(match n.content {
         Some(content) => {
             let content = content.get(text).ok_or_else(crate::source::changed)?;
-            entry::blocks(text, state.walked(n), &content)
+            content::blocks(text, state.walked(n), &content)
         }
         None => Vec::new(),
     })
@@ -984,7 +985,7 @@ impl<'s> View<'s> {
     }
 
     /// Writes block `b` of the view, which is `block` of the entry `text` (or answers it).
-    fn raw_block(&self, b: &Block, text: &str, block: &entry::Block, out: &mut Vec<u8>) {
+    fn raw_block(&self, b: &Block, text: &str, block: &content::Block, out: &mut Vec<u8>) {
         let raw = &text[block.range.clone()];
         match b.body {
             Body::Missing | Body::Interrupted => {
@@ -1154,7 +1155,7 @@ fn local_of(text: &str, meta: bool) -> Local {
 
 /// The edits a tool use needs: `Task` is sent as `Agent`; a `SendMessage` input with `to` and
 /// `message` loses its legacy `type`, `recipient` and `content`.
-fn tool_use_edits(text: &str, b: &entry::Block) -> u8 {
+fn tool_use_edits(text: &str, b: &content::Block) -> u8 {
     match json::string_at(text, &b.name).as_deref() {
         Some("Task") => RENAME,
         Some("SendMessage") => {
@@ -1174,7 +1175,7 @@ fn tool_use_edits(text: &str, b: &entry::Block) -> u8 {
 
 /// The edits a tool result needs, and whether it loads a tool the client has (then Claude
 /// Code adds "Tool loaded." after it); `known`: the long strings of the entry's content.
-fn tool_result_edits(text: &str, known: &[json::Walked], b: &entry::Block) -> (u8, bool) {
+fn tool_result_edits(text: &str, known: &[json::Walked], b: &content::Block) -> (u8, bool) {
     let Some(content) = b.content.clone() else {
         return (0, false);
     };
@@ -1182,7 +1183,7 @@ fn tool_result_edits(text: &str, known: &[json::Walked], b: &entry::Block) -> (u
     if !raw.starts_with('[') {
         return (0, false);
     }
-    let parts = entry::blocks(text, known, &content);
+    let parts = content::blocks(text, known, &content);
     let mut edits = 0;
     if parts.last().is_some_and(|p| p.kind == BlockKind::Text) {
         edits |= ENDS_IN_TEXT;
