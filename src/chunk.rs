@@ -601,7 +601,7 @@ mod verdicts {
                 prop_assert_eq!(long.len as usize, line.len());
                 let codex = crate::codex::record::Classifier { pre_envelope: false };
                 prop_assert_eq!(codex.classify(&line, 0).err(), Some(reason));
-                let claude = crate::claude::entry::Classifier;
+                let claude = crate::claude::entry::Classifier { facts: true };
                 prop_assert_eq!(claude.classify(&line, 0).err(), Some(reason));
             }
         }

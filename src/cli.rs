@@ -445,6 +445,14 @@ impl Cli {
             Command::Man { command } => Task::Man(command),
         };
         let snapshot = !matches!(task, Task::Scan(_));
+        let views = !matches!(
+            task,
+            Task::Rollout {
+                job: Job::History,
+                strict: false,
+                ..
+            }
+        );
         Config {
             task,
             color,
@@ -457,6 +465,7 @@ impl Cli {
                 snapshot,
                 digest,
                 leaf,
+                views,
             },
         }
     }

@@ -61,6 +61,13 @@ impl Strings {
         nth(&self.bytes, &self.ends, index)
     }
 
+    /// The index of `key`, if it is there.
+    pub fn find(&self, key: &[u8]) -> Option<u32> {
+        let hash = self.hasher.hash_one(key);
+        let same = |&i: &u32| self.hashes[i as usize] == hash && self.get(i) == key;
+        self.table.find(hash, same).copied()
+    }
+
     /// The index of `key`, added if new.
     pub fn intern(&mut self, key: &[u8]) -> u32 {
         // Ids are asked for soon after they are added (an entry names the one before it as its

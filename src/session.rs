@@ -49,6 +49,10 @@ pub(crate) enum Dialect {
 
 /// The agent's part of a session.
 #[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a session holds one state, which is never moved in a loop"
+)]
 pub(crate) enum State {
     Codex(codex::State),
     Claude(claude::State),
@@ -221,6 +225,10 @@ pub struct Load {
     pub snapshot: bool,
     /// What the report says of the input itself, measured as it is read.
     pub digest: Digest,
+    /// A view of the session will be built (the report, `repair-view`, `--strict`, scan,
+    /// repair): a Claude Code pass then tells what the view plans from. Only printing the
+    /// history needs none of it.
+    pub views: bool,
     /// A Claude Code session's entry to resume from instead of the client's leaf (`--leaf`).
     pub leaf: Option<uuid::Uuid>,
 }
@@ -236,6 +244,7 @@ impl Load {
             snapshot: false,
             digest: Digest::Nothing,
             leaf: None,
+            views: true,
         }
     }
 }
@@ -437,13 +446,14 @@ fn replay(
                 .run(
                     load.digest,
                     &sources[0],
-                    &claude::entry::Classifier,
+                    &claude::entry::Classifier { facts: load.views },
                     &mut fold,
                     &mut findings,
                     &mut options,
                 )
                 .map_err(unreadable)?;
             let mut state = fold.finish();
+            state.told = load.views;
             if let Some(uuid) = leaf.filter(|_| state.chosen_missing) {
                 return Err(Failure::unusable(
                     &name,
@@ -540,7 +550,7 @@ fn inherit(
     pipeline::run(
         tee,
         opened.bounded,
-        &claude::entry::Classifier,
+        &claude::entry::Classifier { facts: load.views },
         &mut fold,
         &mut Findings::new(),
         options,

@@ -47,6 +47,29 @@ fn renders(kind: &str, success_event: impl FnOnce() -> bool) -> bool {
     }
 }
 
+/// Walks the attachment value the parser is at, and tells whether it can render a reminder,
+/// reading its `type` and `hookEvent` as [`render_at`] reads them: the classifier tells, so that
+/// the view reads no other attachment again. Returns the value's range too.
+pub(crate) fn may_render(p: &mut json::Parser<'_>) -> json::Result<(Range<usize>, bool)> {
+    if p.peek() != Some(b'{') {
+        return Ok((p.value()?, false));
+    }
+    let text = p.text();
+    let (mut kind, mut event) = (None, None);
+    let range = p.object(|p, key| {
+        let slot = match &*key.name() {
+            "type" => &mut kind,
+            "hookEvent" => &mut event,
+            _ => return Ok(false),
+        };
+        *slot = Some(p.value()?);
+        Ok(true)
+    })?;
+    let kind = json::string_at(text, &kind).unwrap_or_default();
+    let event = json::string_at(text, &event).unwrap_or_default();
+    Ok((range, renders(&kind, || SUCCESS_EVENTS.contains(&&*event))))
+}
+
 /// The members of an attachment that its reminder can show: value ranges of its text.
 #[derive(Default)]
 struct Members {

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use super::entry::{Id, Kind, Line, Within};
+use super::facts::Fact;
 use crate::findings::Findings;
 use crate::intern::Strings;
 use crate::json;
@@ -33,14 +34,19 @@ pub(crate) struct Node {
     /// The source its span points into: 0 for the file itself, 1 for the parent session a
     /// forked subagent inherits from.
     pub src: u8,
-    /// Where its message's `content` and `model` are in its line (for an attachment entry,
-    /// its `attachment`).
+    /// Where its message's `content` is in its line (for an attachment entry, its
+    /// `attachment`).
     pub content: Option<Within>,
-    pub model: Option<Within>,
+    /// Its `message.model`: an index into the session's models (`NONE` for none).
+    pub model: u32,
     /// Where the long strings of its `content` are listed in the session's `walked`: from
     /// `walked_at`, `walked_len` of them.
     pub walked_at: u32,
     pub walked_len: u32,
+    /// Where the facts of its message's blocks are listed in the session's `facts`: from
+    /// `facts_at`, one for each block.
+    pub facts_at: u32,
+    pub facts_len: u32,
 }
 
 impl Node {
@@ -111,6 +117,15 @@ pub(crate) struct State {
     pub walked: Vec<json::Walked>,
     pub uuids: Strings,
     pub message_ids: Strings,
+    /// The facts of the nodes' blocks, node after node (see [`Node::facts_at`]).
+    pub facts: Vec<Fact>,
+    /// The ids the blocks carry (tool uses' and tool results'), which the facts index.
+    pub tool_ids: Strings,
+    /// The `message.model` names.
+    pub models: Strings,
+    /// Whether the classifier told the facts and models above (a pass that prints only the
+    /// history does not ask for them, and builds no view).
+    pub told: bool,
     /// Later copies of a uuid already seen (the first one wins), and the first few of them.
     pub duplicates: u64,
     pub duplicate_uuids: Vec<u32>,
@@ -166,6 +181,14 @@ impl State {
             .unwrap_or_default()
     }
 
+    /// The facts of the blocks of node `node`'s message, in order.
+    pub fn facts(&self, node: &Node) -> &[Fact] {
+        let at = node.facts_at as usize;
+        self.facts
+            .get(at..at + node.facts_len as usize)
+            .unwrap_or_default()
+    }
+
     /// Why Claude Code 2.1.328 does not resume this session, in its words, or `None` when it
     /// does (SPEC §11.3.13).
     pub fn not_resumable(&self) -> Option<String> {
@@ -207,25 +230,27 @@ impl State {
             if node.has(Line::SIDECHAIN) {
                 continue;
             }
-            let again = |to: &mut Strings, i: u32| {
+            let again = |to: &mut Strings, from: &Strings, i: u32| {
                 if i == NONE {
                     NONE
                 } else {
-                    to.intern(parent.uuids.get(i))
+                    to.intern(from.get(i))
                 }
             };
             let walked_at = self.walked.len() as u32;
             self.walked.extend_from_slice(parent.walked(&node));
+            let facts_at = self.facts.len() as u32;
+            for &fact in parent.facts(&node) {
+                let id = again(&mut self.tool_ids, &parent.tool_ids, fact.id);
+                self.facts.push(fact.with_id(id));
+            }
             let copy = Node {
                 walked_at,
-                uuid: again(&mut self.uuids, node.uuid),
-                parent: again(&mut self.uuids, node.parent),
-                message_id: if node.message_id == NONE {
-                    NONE
-                } else {
-                    self.message_ids
-                        .intern(parent.message_ids.get(node.message_id))
-                },
+                facts_at,
+                model: again(&mut self.models, &parent.models, node.model),
+                uuid: again(&mut self.uuids, &parent.uuids, node.uuid),
+                parent: again(&mut self.uuids, &parent.uuids, node.parent),
+                message_id: again(&mut self.message_ids, &parent.message_ids, node.message_id),
                 src,
                 ..node
             };
@@ -360,6 +385,18 @@ impl pipeline::Fold for Fold {
             Some(id) => state.message_ids.intern(&id),
             None => NONE,
         };
+        let model = match id(&entry.model) {
+            Some(model) => state.models.intern(&model),
+            None => NONE,
+        };
+        let facts_at = state.facts.len() as u32;
+        for (fact, block_id) in &entry.blocks {
+            let block_id = match id(block_id) {
+                Some(block_id) => state.tool_ids.intern(&block_id),
+                None => NONE,
+            };
+            state.facts.push(fact.with_id(block_id));
+        }
         let node = Node {
             span: Span {
                 at: line.at,
@@ -374,9 +411,11 @@ impl pipeline::Fold for Fold {
             flags: entry.flags,
             src: 0,
             content: entry.content,
-            model: entry.model,
+            model,
             walked_at: state.walked.len() as u32,
             walked_len: entry.walked.len() as u32,
+            facts_at,
+            facts_len: entry.blocks.len() as u32,
         };
         state.walked.append(&mut entry.walked);
         // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328

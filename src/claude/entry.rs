@@ -10,7 +10,9 @@ use crate::intern::Short;
 use crate::json::{self, Parser};
 use crate::toolcall::ToolFault;
 
-use super::content::{self, BlockKind};
+use super::attach;
+use super::content::{self, Block, BlockKind};
+use super::facts::{self, Fact};
 
 /// The entry types rollcall knows (SPEC §10); any other is counted as an unknown record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,10 +97,14 @@ pub(crate) struct Line {
     /// Code on the web this one was teleported from.
     pub remote_session: Option<Within>,
     pub flags: u8,
-    /// Where a message's `content` and `model` values are in the line (for an attachment entry,
-    /// its `attachment`), so that the view, reading the entry again, goes straight to them.
+    /// Where a message's `content` value is in the line (for an attachment entry, its
+    /// `attachment`), so that the view, reading the entry again, goes straight to it.
     pub content: Option<Within>,
-    pub model: Option<Within>,
+    /// The `message.model` string of an assistant entry.
+    pub model: Option<Id>,
+    /// What the view's rules make of each block of the message's content, with the id the
+    /// block carries, for the fold to intern.
+    pub blocks: Vec<(Fact, Option<Id>)>,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
     pub tool_faults: Vec<ToolFault>,
     /// The long strings of the message's `content`, found valid: the view, walking the content
@@ -162,11 +168,18 @@ impl Line {
     pub const API_ERROR: u8 = 1 << 5;
     /// A `system` entry with `subtype` `local_command`: sent as a user message of its `content`.
     pub const LOCAL_COMMAND: u8 = 1 << 6;
+    /// An `attachment` entry of a kind that can render a reminder: the view reads no other
+    /// attachment again (most are `hook_success` after a tool call, and render nothing).
+    pub const RENDERS: u8 = 1 << 7;
 }
 
 /// The classifier; Claude Code files have one spelling.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Classifier;
+pub(crate) struct Classifier {
+    /// Tell what the view's rules make of each block, and whether an attachment can render
+    /// (a pass that prints only the history needs neither).
+    pub facts: bool,
+}
 
 impl crate::pipeline::Classify for Classifier {
     type Record = Line;
@@ -174,7 +187,7 @@ impl crate::pipeline::Classify for Classifier {
     /// A line's record holds ranges of the line, not of the input: the fold, which knows where
     /// the line is, makes spans of them.
     fn classify(&self, line: &[u8], _at: u64) -> Result<Line, ParseError> {
-        classify(line)
+        classify(line, self.facts)
     }
 }
 
@@ -199,7 +212,7 @@ struct Members {
     attachment: Option<Range<usize>>,
 }
 
-fn classify(line: &[u8]) -> Result<Line, ParseError> {
+fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
     let text = json::utf8(line)?;
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
@@ -211,17 +224,27 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         return Err(ParseError::NotObject);
     }
     let mut m = Members::default();
-    // The message is walked once, in place: its facts are read on the way.
-    let mut facts = None;
+    // The message and the attachment are walked once, in place: what the rules need of them is
+    // read on the way.
+    let mut message = None;
+    let mut renders = false;
     p.object(|p, key| {
         let name = key.name();
         if &*name == "message" {
-            facts = if p.peek() == Some(b'{') {
-                Some(message_facts(p, text)?)
+            message = if p.peek() == Some(b'{') {
+                Some(read_message(p, text)?)
             } else {
                 p.value()?;
                 None
             };
+            return Ok(true);
+        }
+        if &*name == "attachment" {
+            let (range, may) = match told {
+                true => attach::may_render(p)?,
+                false => (p.value()?, false),
+            };
+            (m.attachment, renders) = (Some(range), may);
             return Ok(true);
         }
         let slot = match &*name {
@@ -240,7 +263,6 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
             "parentSessionId" => &mut m.parent_session,
             "parentLastUuid" => &mut m.parent_last,
             "remoteSessionId" => &mut m.remote_session,
-            "attachment" => &mut m.attachment,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
@@ -288,6 +310,7 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         flags: 0,
         content: None,
         model: None,
+        blocks: Vec::new(),
         tool_faults: Vec::new(),
         walked: Vec::new(),
     };
@@ -303,6 +326,9 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
     }
     if kind == Kind::Attachment {
         entry.content = m.attachment.as_ref().map(Within::of);
+        if renders {
+            entry.flags |= Line::RENDERS;
+        }
     }
     if kind == Kind::System {
         match json::string_at(text, &m.subtype).as_deref() {
@@ -312,8 +338,8 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
         }
     }
     if matches!(kind, Kind::User | Kind::Assistant) {
-        // The facts are those of the last `message`, when it is an object.
-        let facts = facts.ok_or(ParseError::Shape {
+        // What counts is the last `message`, when it is an object.
+        let mut message = message.ok_or(ParseError::Shape {
             kind: if kind == Kind::User {
                 "user"
             } else {
@@ -322,17 +348,31 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
             problem: r#"no object "message""#,
         })?;
         entry.flags |= Line::MESSAGE;
-        entry.tool_faults = facts.faults;
-        if let Some(content) = &facts.content {
-            let mut walked = p.long_strings();
+        let faults = message.blocks.iter_mut().filter_map(|b| b.fault.take());
+        entry.tool_faults = faults.map(|f| *f).collect();
+        let mut walked = p.long_strings();
+        let assistant = kind == Kind::Assistant;
+        if told {
+            let meta = entry.flags & Line::META != 0;
+            let facts = facts::of(text, &walked, &message.blocks, assistant, meta);
+            entry.blocks = facts
+                .zip(&message.blocks)
+                .map(|(fact, b)| (fact, b.id.as_ref().and_then(&string_id)))
+                .collect();
+            entry.model = message.model.as_ref().and_then(&string_id);
+        }
+        if let Some(content) = &message.content {
             walked.retain(|w| content.contains(&(w.at as usize)));
             entry.walked = walked;
         }
-        entry.content = facts.content.as_ref().map(Within::of);
-        entry.model = facts.model.as_ref().map(Within::of);
-        let (id, results_only) = (facts.id, facts.results_only);
-        if kind == Kind::Assistant {
-            entry.message_id = id.as_ref().and_then(|r| Id::of(text, r));
+        entry.content = message.content.as_ref().map(Within::of);
+        let results_only = !message.blocks.is_empty()
+            && message
+                .blocks
+                .iter()
+                .all(|b| b.kind == BlockKind::ToolResult);
+        if assistant {
+            entry.message_id = message.id.as_ref().and_then(&string_id);
         } else if results_only {
             entry.flags |= Line::RESULTS_ONLY;
         }
@@ -341,19 +381,16 @@ fn classify(line: &[u8]) -> Result<Line, ParseError> {
 }
 
 /// What the classifier reads of a message.
-struct MessageFacts {
-    /// Its string `id`.
+struct Message {
     id: Option<Range<usize>>,
     content: Option<Range<usize>>,
     model: Option<Range<usize>>,
-    /// Whether its `content` is only `tool_result` blocks.
-    results_only: bool,
-    /// The faults of its `tool_use` blocks.
-    faults: Vec<ToolFault>,
+    /// The blocks of its `content`, with the faults of its tool uses.
+    blocks: Vec<Block>,
 }
 
-/// The facts of the message object the parser is at, walked in place.
-fn message_facts(p: &mut Parser<'_>, text: &str) -> json::Result<MessageFacts> {
+/// What the classifier reads of the message object the parser is at, walked in place.
+fn read_message(p: &mut Parser<'_>, text: &str) -> json::Result<Message> {
     let (mut id, mut content, mut model) = (None, None, None);
     let mut blocks = Vec::new();
     p.object(|p, key| {
@@ -369,15 +406,11 @@ fn message_facts(p: &mut Parser<'_>, text: &str) -> json::Result<MessageFacts> {
         }
         Ok(true)
     })?;
-    let id = id.filter(|r: &Range<usize>| text.as_bytes()[r.start] == b'"');
-    let results_only = !blocks.is_empty() && blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
-    let faults = blocks.iter_mut().filter_map(|b| b.fault.take()).map(|f| *f);
-    Ok(MessageFacts {
+    Ok(Message {
         id,
         content,
         model,
-        results_only,
-        faults: faults.collect(),
+        blocks,
     })
 }
 
@@ -481,13 +514,14 @@ mod tests {
     fn entries_say_what_the_chain_needs() {
         let e = classify(
             br#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00Z"}"#,
+            true,
         )
         .unwrap();
         assert_eq!(e.kind, Kind::User);
         assert_eq!(e.flags, Line::MESSAGE | Line::RESULTS_ONLY);
         assert!(e.uuid.is_some() && e.parent.is_none());
         assert_eq!(
-            classify(br#"{"type":"assistant","uuid":"a"}"#),
+            classify(br#"{"type":"assistant","uuid":"a"}"#, true),
             Err(ParseError::Shape {
                 kind: "assistant",
                 problem: r#"no object "message""#
@@ -495,6 +529,7 @@ mod tests {
         );
         let b = classify(
             br#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"isSidechain":true}"#,
+            true,
         )
         .unwrap();
         assert_eq!(b.flags, Line::BOUNDARY | Line::SIDECHAIN);

@@ -6,6 +6,7 @@ pub(crate) mod attach;
 pub(crate) mod chain;
 pub(crate) mod content;
 pub(crate) mod entry;
+pub(crate) mod facts;
 pub(crate) mod home;
 pub(crate) mod view;
 pub(crate) mod wire;
@@ -40,13 +41,15 @@ pub(crate) mod testing {
         pipeline::run(
             std::io::Cursor::new(text.into_bytes()),
             true,
-            &Classifier,
+            &Classifier { facts: true },
             &mut fold,
             &mut findings,
             &mut options,
         )
         .expect("replays");
-        (fold.finish(), vec![opened.source])
+        let mut state = fold.finish();
+        state.told = true;
+        (state, vec![opened.source])
     }
 
     /// The prompt view of `lines` for `model`, one compact JSON message per entry.

@@ -142,6 +142,22 @@ fn strict_exits_3_on_findings_only() {
         rollcall().args(args).arg(&broken).assert().code(3);
         rollcall().args(args).arg(&open).assert().code(3);
     }
+    // A Claude Code session is judged by its view, built for --strict alone too (a pass that
+    // prints only the history tells no more than the history needs).
+    let claude = |story: &str, id: &str| format!("fixtures/claude/{story}/5e55a0c2-{id}.jsonl");
+    let clean = claude("clean_session", "0001-4000-8000-000000000000");
+    let open = claude(
+        "crash_between_tool_use_and_result",
+        "0002-4000-8000-000000000000",
+    );
+    for args in [
+        &["replay", "--strict"][..],
+        &["repair-view", "--strict"],
+        &["replay", "--report", "--strict"],
+    ] {
+        rollcall().args(args).arg(&clean).assert().code(0);
+        rollcall().args(args).arg(&open).assert().code(3);
+    }
     // Without --strict, findings are reported, not failed on.
     rollcall()
         .arg("replay")
