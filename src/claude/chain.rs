@@ -466,30 +466,36 @@ impl Fold {
         if !state.subagent {
             state.sidechain_entries = sidechain as u64;
         }
-        let step = |i: usize| -> Step {
-            let n = &nodes[i];
-            if n.has(Line::BOUNDARY) || n.parent == NONE {
-                return Step::Root;
-            }
-            match node_of.get(n.parent as usize) {
-                Some(&p) if p != NONE => Step::Parent(p),
-                _ => Step::Dangling(
-                    i.checked_sub(1)
-                        .filter(|&p| within_bridge(nodes[p].time, n.time))
-                        .map(|p| p as u32),
-                ),
-            }
-        };
-        let next = |i: usize| -> Option<u32> {
-            match step(i) {
-                Step::Root | Step::Dangling(None) => None,
-                Step::Parent(p) | Step::Dangling(Some(p)) => Some(p),
-            }
-        };
+        // Where the walk goes from each node, worked out once: the walks below read these
+        // few bytes a node instead of the nodes themselves.
+        let steps: Vec<Step> = (0..nodes.len())
+            .map(|i| {
+                let n = &nodes[i];
+                if n.has(Line::BOUNDARY) || n.parent == NONE {
+                    return Step::Root;
+                }
+                match node_of.get(n.parent as usize) {
+                    Some(&p) if p != NONE => Step::Parent(p),
+                    _ => Step::Dangling(
+                        i.checked_sub(1)
+                            .filter(|&p| within_bridge(nodes[p].time, n.time))
+                            .map(|p| p as u32),
+                    ),
+                }
+            })
+            .collect();
+        // The node each walks to next (`NONE` where its walk ends).
+        let next: Vec<u32> = steps
+            .iter()
+            .map(|step| match *step {
+                Step::Root | Step::Dangling(None) => NONE,
+                Step::Parent(p) | Step::Dangling(Some(p)) => p,
+            })
+            .collect();
         // A leaf is a node no considered node names as its parent.
         let mut has_child = vec![false; nodes.len()];
         for i in (0..nodes.len()).filter(|&i| considered[i]) {
-            if let Step::Parent(p) = step(i) {
+            if let Step::Parent(p) = steps[i] {
                 has_child[p as usize] = true;
             }
         }
@@ -517,7 +523,7 @@ impl Fold {
         let named = chosen.or(state.last_prompt_leaf).and_then(node);
         let picked = match named {
             Some(n) if exact => Some(n),
-            _ => pick_leaf(&nodes, &considered, &leaves, named, &step),
+            _ => pick_leaf(&nodes, &considered, &leaves, named, &steps),
         };
         let Some(leaf) = picked else {
             state.nodes = nodes;
@@ -528,7 +534,7 @@ impl Fold {
             seen[start as usize] = true;
             let mut at = start as usize;
             loop {
-                let p = match step(at) {
+                let p = match steps[at] {
                     Step::Root => break,
                     Step::Parent(p) => p,
                     Step::Dangling(previous) => {
@@ -555,8 +561,8 @@ impl Fold {
         let mut breaks = Vec::new();
         let mut chain = walk(leaf, &mut breaks, &mut seen);
         chain.reverse();
-        let lengths = walk_lengths(&considered, &next);
-        let reached = reached(&leaves, &next, nodes.len());
+        let lengths = walk_lengths(&considered, |i| next[i]);
+        let reached = reached(&leaves, &next);
         for i in (0..nodes.len()).filter(|&i| considered[i] && !reached[i]) {
             state.unreachable += 1;
             if state.unreachable_nodes.len() < NAMED {
@@ -590,15 +596,12 @@ impl Fold {
 }
 
 /// The nodes some leaf's walk visits: each walked once, however many leaves share it.
-fn reached(leaves: &[u32], parent_of: &dyn Fn(usize) -> Option<u32>, len: usize) -> Vec<bool> {
-    let mut reached = vec![false; len];
+fn reached(leaves: &[u32], next: &[u32]) -> Vec<bool> {
+    let mut reached = vec![false; next.len()];
     for &leaf in leaves {
-        let mut at = Some(leaf);
-        while let Some(n) = at {
-            if std::mem::replace(&mut reached[n as usize], true) {
-                break;
-            }
-            at = parent_of(n as usize);
+        let mut at = leaf;
+        while at != NONE && !std::mem::replace(&mut reached[at as usize], true) {
+            at = next[at as usize];
         }
     }
     reached
@@ -622,7 +625,7 @@ fn pick_leaf(
     considered: &[bool],
     leaves: &[u32],
     named: Option<u32>,
-    step: &dyn Fn(usize) -> Step,
+    steps: &[Step],
 ) -> Option<u32> {
     // The node written last: the later copy of a duplicate counts at its own line (dup_00: a
     // root repeated at the end is resumed alone, though the first copy has a child).
@@ -637,7 +640,7 @@ fn pick_leaf(
     // The leaves below `named`: its descendants, found from the child links in one pass.
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
     for i in (0..nodes.len()).filter(|&i| considered[i]) {
-        if let Step::Parent(p) = step(i) {
+        if let Step::Parent(p) = steps[i] {
             children[p as usize].push(i as u32);
         }
     }
@@ -659,7 +662,7 @@ fn pick_leaf(
 /// The length of each node's walk back (the nodes it visits before it ends or comes back to one
 /// it visited), shared along common stems: each node is walked once, however many leaves grow
 /// from it, and a cycle once, however many stems run into it (its nodes' walks are the cycle).
-fn walk_lengths(considered: &[bool], parent_of: &dyn Fn(usize) -> Option<u32>) -> Vec<u64> {
+fn walk_lengths(considered: &[bool], next: impl Fn(usize) -> u32) -> Vec<u64> {
     const UNKNOWN: u8 = 0;
     const ON_PATH: u8 = 1;
     const KNOWN: u8 = 2;
@@ -689,9 +692,9 @@ fn walk_lengths(considered: &[bool], parent_of: &dyn Fn(usize) -> Option<u32>) -
             }
             state[at] = ON_PATH;
             path.push(at);
-            match parent_of(at) {
-                Some(p) => at = p as usize,
-                None => break 0,
+            match next(at) {
+                NONE => break 0,
+                p => at = p as usize,
             }
         };
         for &p in path.iter().rev() {
@@ -707,32 +710,22 @@ fn walk_lengths(considered: &[bool], parent_of: &dyn Fn(usize) -> Option<u32>) -
 /// `message.id`) comes whole at its first entry on the chain, followed by the entries holding
 /// only the results of its tool calls (SPEC §10).
 fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -> Vec<u32> {
-    // Assistant nodes by message id, in line order.
-    let mut by_message: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| nodes[i].kind == Kind::Assistant)
-        .filter(|&i| nodes[i].message_id != NONE)
-        .map(|i| (nodes[i].message_id, i as u32))
-        .collect();
-    by_message.sort_unstable();
-    // Results-only user nodes by their parent node, in line order.
-    let mut by_parent: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| nodes[i].has(Line::RESULTS_ONLY))
-        .filter_map(|i| {
-            let p = *node_of.get(nodes[i].parent as usize)?;
-            (p != NONE).then_some((p, i as u32))
-        })
-        .collect();
-    by_parent.sort_unstable();
-    let group = |id: u32| {
-        let start = by_message.partition_point(|&(m, _)| m < id);
-        let end = by_message.partition_point(|&(m, _)| m <= id);
-        by_message[start..end].iter().map(|&(_, n)| n)
+    // Assistant nodes by message id, and results-only user nodes by their parent node, each in
+    // node order: grouped by counting, so that finding a group is an index, not a search (a
+    // binary search for every entry of the chain was most of finishing a large transcript).
+    let assistant = |i: usize| {
+        let n = &nodes[i];
+        (n.kind == Kind::Assistant && n.message_id != NONE).then_some(n.message_id)
     };
-    let results_of = |parent: u32| {
-        let start = by_parent.partition_point(|&(p, _)| p < parent);
-        let end = by_parent.partition_point(|&(p, _)| p <= parent);
-        by_parent[start..end].iter().map(|&(_, n)| n)
+    let by_message = Groups::of(message_ids, nodes.len(), assistant);
+    let results_parent = |i: usize| {
+        let n = &nodes[i];
+        let p = *node_of.get(n.parent as usize)?;
+        (n.has(Line::RESULTS_ONLY) && p != NONE).then_some(p)
     };
+    let by_parent = Groups::of(nodes.len(), nodes.len(), results_parent);
+    let group = |id: u32| by_message.of_key(id).iter().copied();
+    let results_of = |parent: u32| by_parent.of_key(parent).iter().copied();
     let mut emitted = vec![false; nodes.len()];
     let mut history = Vec::with_capacity(chain.len());
     let mut emit = |n: u32, history: &mut Vec<u32>| {
@@ -759,6 +752,41 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
     history
 }
 
+/// Items grouped by a key below a bound, each group in item order.
+struct Groups {
+    /// Where each key's group starts in `items` (and, one further, where it ends).
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Groups {
+    /// The items `0..len` that `key_of` gives a key (below `keys`), grouped by it.
+    fn of(keys: usize, len: usize, key_of: impl Fn(usize) -> Option<u32>) -> Groups {
+        let keyed: Vec<(u32, u32)> = (0..len)
+            .filter_map(|i| key_of(i).map(|k| (k, i as u32)))
+            .collect();
+        let mut starts = vec![0u32; keys + 1];
+        for &(k, _) in &keyed {
+            starts[k as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![0u32; keyed.len()];
+        for (k, i) in keyed {
+            items[next[k as usize] as usize] = i;
+            next[k as usize] += 1;
+        }
+        Groups { starts, items }
+    }
+
+    fn of_key(&self, key: u32) -> &[u32] {
+        let k = key as usize;
+        &self.items[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{entry, replayed, user};
@@ -772,13 +800,13 @@ mod tests {
         let steps = std::cell::Cell::new(0u64);
         let parent = |i: usize| {
             steps.set(steps.get() + 1);
-            Some(if i < N {
+            if i < N {
                 ((i + 1) % N) as u32
             } else {
                 (i - N) as u32
-            })
+            }
         };
-        let lengths = super::walk_lengths(&considered, &parent);
+        let lengths = super::walk_lengths(&considered, parent);
         assert!(lengths[..N].iter().all(|&l| l == N as u64));
         assert!(lengths[N..].iter().all(|&l| l == N as u64 + 1));
         assert!(steps.get() <= 3 * 2 * N as u64, "{} steps", steps.get());
