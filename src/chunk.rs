@@ -53,6 +53,10 @@ pub(crate) struct Chunk {
     pub at: u64,
     /// The chunk's last line has no `\n`: the input ended mid-line.
     pub unterminated: bool,
+    /// Where each line ends: the offset of its `\n` (of the chunk's end, for an unterminated
+    /// last line). The reader finds them as it cuts the chunk, so that no stage after it
+    /// looks for a newline again.
+    ends: Vec<u32>,
 }
 
 impl Chunk {
@@ -65,41 +69,57 @@ impl Chunk {
         self.buf
     }
 
-    /// The chunk cut into runs of whole lines of about `target` bytes, for parallel work.
+    /// The chunk's lines cut into runs of about `target` bytes or more, for parallel work: each
+    /// run a range of line indices.
     pub fn runs(&self, target: usize) -> Vec<Range<usize>> {
-        let data = self.bytes();
-        let mut runs = Vec::with_capacity(data.len() / target.max(1) + 1);
-        let mut start = 0;
-        while start < data.len() {
-            let guess = (start + target).min(data.len());
-            let end = match memchr::memchr(b'\n', &data[guess..]) {
-                Some(i) => guess + i + 1,
-                None => data.len(),
-            };
-            runs.push(start..end);
-            start = end;
+        let mut runs = Vec::with_capacity(self.len / target.max(1) + 1);
+        let (mut first, mut start) = (0, 0);
+        for (i, &end) in self.ends.iter().enumerate() {
+            let next = end as usize + 1;
+            if next - start >= target {
+                runs.push(first..i + 1);
+                (first, start) = (i + 1, next);
+            }
+        }
+        if first < self.ends.len() {
+            runs.push(first..self.ends.len());
         }
         runs
     }
-}
 
-/// The lines of `run` (bytes of whole lines), each without its `\n` and one trailing `\r`, with
-/// its offset in `run`.
-pub(crate) fn lines(run: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start >= run.len() {
-            return None;
-        }
-        let mut end = memchr::memchr(b'\n', &run[start..]).map_or(run.len(), |i| start + i);
-        let next = end + 1;
-        if end > start && run[end - 1] == b'\r' {
+    /// How many lines the chunk holds.
+    #[cfg(test)]
+    pub fn lines(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Line `i`: its offset in the chunk and its bytes, without its `\n` and one trailing `\r`.
+    pub fn line(&self, i: usize) -> (usize, &[u8]) {
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1] as usize + 1,
+        };
+        let mut end = self.ends[i] as usize;
+        if end > start && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
-        let line = (start, &run[start..end]);
-        start = next;
-        Some(line)
-    })
+        (start, &self.buf[start..end])
+    }
+}
+
+/// Where the lines of `bytes` (whole lines, the last perhaps without its `\n`) end, up to
+/// [`MAX_LINES`] of them; the bytes they take.
+fn line_ends(bytes: &[u8], ends: &mut Vec<u32>) -> usize {
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        ends.push(end as u32);
+        if ends.len() == MAX_LINES {
+            return end + 1;
+        }
+    }
+    if ends.last().map_or(0, |&e| e as usize + 1) < bytes.len() {
+        ends.push(bytes.len() as u32);
+    }
+    bytes.len()
 }
 
 /// Whether a line holds nothing but whitespace (such lines are skipped without a word).
@@ -190,12 +210,13 @@ impl<R: Read> Chunker<R> {
             }
             let at = self.at;
             if let Some(last) = memchr::memrchr(b'\n', &buf[scanned..filled]) {
-                let mut len = scanned + last + 1;
+                let whole = scanned + last + 1;
                 // Each line costs the stages after this one a record header while its chunk is
                 // in flight: a chunk of tiny lines (blank, or a byte each) ends early, and the
                 // chunks after it aim for that size until lines grow longer again.
-                if let Some(nth) = memchr::memchr_iter(b'\n', &buf[..len]).nth(MAX_LINES - 1) {
-                    len = nth + 1;
+                let mut ends = Vec::new();
+                let len = line_ends(&buf[..whole], &mut ends);
+                if len < whole {
                     self.target = len;
                     self.dense = true;
                 }
@@ -208,6 +229,7 @@ impl<R: Read> Chunker<R> {
                     len,
                     at,
                     unterminated: false,
+                    ends,
                 })));
             }
             scanned = filled;
@@ -218,11 +240,13 @@ impl<R: Read> Chunker<R> {
                     return Ok(None);
                 }
                 self.at += filled as u64;
+                // No `\n` anywhere in it: one line the input ends inside.
                 return Ok(Some(Piece::Lines(Chunk {
                     buf,
                     len: filled,
                     at,
                     unterminated: true,
+                    ends: vec![filled as u32],
                 })));
             }
             if filled > self.max_line {
@@ -416,7 +440,7 @@ mod tests {
                     continue;
                 }
             };
-            let all: Vec<_> = lines(chunk.bytes()).collect();
+            let all: Vec<_> = (0..chunk.lines()).map(|i| chunk.line(i)).collect();
             for (i, (offset, line)) in all.iter().enumerate() {
                 let torn = chunk.unterminated && i + 1 == all.len();
                 // The pipeline holds lines inside a chunk to the same cap.
@@ -464,7 +488,7 @@ mod tests {
         let mut chunker = Chunker::new(&input[..], 1 << 20, true);
         let (mut buf, mut seen, mut chunks) = (Vec::new(), 0, 0);
         while let Some(Piece::Lines(chunk)) = chunker.next_piece(buf).unwrap() {
-            let n = lines(chunk.bytes()).count();
+            let n = chunk.lines();
             assert!(n <= MAX_LINES, "{n}");
             assert_eq!(chunk.at as usize, offset_of(&input, seen));
             seen += n;
@@ -546,8 +570,12 @@ mod tests {
         let Some(Piece::Lines(chunk)) = chunker.next_piece(Vec::new()).unwrap() else {
             panic!("expected lines");
         };
-        assert_eq!(chunk.runs(3), vec![0..8, 8..13]);
-        assert_eq!(chunk.runs(100), vec![0..13]);
+        let lines: Vec<_> = (0..chunk.lines()).map(|i| chunk.line(i)).collect();
+        let expected: [(usize, &[u8]); 4] = [(0, b"aa"), (3, b"bbbb"), (8, b"c"), (10, b"dd")];
+        assert_eq!(lines, expected);
+        assert_eq!(chunk.runs(3), vec![0..1, 1..2, 2..4]);
+        assert_eq!(chunk.runs(6), vec![0..2, 2..4]);
+        assert_eq!(chunk.runs(100), vec![0..4]);
     }
 
     #[test]

@@ -242,11 +242,8 @@ fn classify_piece<C: Classify>(
         Piece::Long(long) => return Classified::Long(long),
     };
     let runs = chunk.runs(RUN_BYTES);
-    let bytes = chunk.bytes();
-    let at = chunk.at;
-    let one = |range: &std::ops::Range<usize>| {
-        classify_run(&bytes[range.clone()], range.start, at, classify, max_line)
-    };
+    let one =
+        |lines: &std::ops::Range<usize>| classify_run(&chunk, lines.clone(), classify, max_line);
     let runs = if parallel && runs.len() > 1 {
         runs.par_iter().map(one).collect()
     } else {
@@ -255,30 +252,36 @@ fn classify_piece<C: Classify>(
     Classified::Lines(chunk, runs)
 }
 
+/// Classifies the lines `lines` of `chunk` (indices).
 fn classify_run<C: Classify>(
-    run: &[u8],
-    offset: usize,
-    chunk_at: u64,
+    chunk: &Chunk,
+    lines: std::ops::Range<usize>,
     classify: &C,
     max_line: usize,
 ) -> Run<C::Record> {
-    let mut lines = 0;
+    let first = lines.start;
     let mut parsed = Vec::new();
-    for (start, line) in chunk::lines(run) {
-        let index = lines;
-        lines += 1;
+    for i in lines.clone() {
+        let (in_chunk, line) = chunk.line(i);
         if chunk::is_blank(line) {
             continue;
         }
-        let in_chunk = offset + start;
         let outcome = if line.len() > max_line {
             Err(ParseError::TooLong { cap: max_line })
         } else {
-            classify.classify(line, chunk_at + in_chunk as u64)
+            classify.classify(line, chunk.at + in_chunk as u64)
         };
-        parsed.push((index, in_chunk as u32, line.len() as u32, outcome));
+        parsed.push((
+            (i - first) as u32,
+            in_chunk as u32,
+            line.len() as u32,
+            outcome,
+        ));
     }
-    Run { lines, parsed }
+    Run {
+        lines: lines.len() as u32,
+        parsed,
+    }
 }
 
 /// Folds a classified piece; returns its buffer for reuse.
