@@ -98,8 +98,14 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves to byte offset `at`, where a value starts; ranges stay offsets of the whole text.
+    /// A remembering parser forgets the long strings from there on: walked again, they are
+    /// remembered again.
     pub fn seek(&mut self, at: usize) {
         self.pos = at.min(self.text.len());
+        if let Some(long) = &mut self.long {
+            let kept = long.partition_point(|w| (w.at as usize) < self.pos);
+            long.truncate(kept);
+        }
         // The strings known before `at` are of no more use: passed over by a search, not one by
         // one, as many walks of one line each start far into it (the items of a replacement
         // history, each checked on its own).

@@ -402,7 +402,16 @@ impl Fields {
     /// Reads the value of member `key` at the parser's position if it is one of ours; returns
     /// whether it did (see [`Parser::object`]).
     pub fn member(&mut self, p: &mut Parser<'_>, key: json::Key<'_>) -> json::Result<bool> {
-        let slot = match &*key.name() {
+        let Some(slot) = self.slot(&key.name()) else {
+            return Ok(false);
+        };
+        *slot = Some(p.value()?);
+        Ok(true)
+    }
+
+    /// Where the value of member `name` goes, if it is one of ours.
+    pub fn slot(&mut self, name: &str) -> Option<&mut Option<Range<usize>>> {
+        Some(match name {
             "type" => &mut self.kind,
             "role" => &mut self.role,
             "id" => &mut self.id,
@@ -423,10 +432,8 @@ impl Fields {
             "name" => &mut self.name,
             "arguments" => &mut self.arguments,
             "input" => &mut self.input,
-            _ => return Ok(false),
-        };
-        *slot = Some(p.value()?);
-        Ok(true)
+            _ => return None,
+        })
     }
 }
 

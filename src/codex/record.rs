@@ -139,11 +139,14 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
                 Ok(true)
             }
             "payload" => {
-                payload = Some(Nested::read(p)?);
+                // Codex writes the record's type first: a response item is checked against its
+                // typed item as it is read, not walked a second time.
+                let item = json::string_at(text, &top.kind).as_deref() == Some("response_item");
+                payload = Some(Nested::read(p, item)?);
                 Ok(true)
             }
             "item" => {
-                nested_item = Some(Nested::read(p)?);
+                nested_item = Some(Nested::read(p, false)?);
                 Ok(true)
             }
             "record_type" if pre_envelope => {
@@ -192,20 +195,31 @@ struct Nested {
     range: Range<usize>,
     /// The object's members; `None` when the value is not an object.
     fields: Option<Fields>,
+    /// Codex's typed check of the object, when it was made as it was read (see [`typed::read`]).
+    typed: Option<Typed>,
 }
 
 impl Nested {
-    fn read(p: &mut Parser<'_>) -> json::Result<Nested> {
-        if p.peek() == Some(b'{') {
-            let (fields, range) = Fields::read(p)?;
+    /// The value at the parser; `item`: it is expected to be a Codex item, checked on the way.
+    fn read(p: &mut Parser<'_>, item: bool) -> json::Result<Nested> {
+        if p.peek() != Some(b'{') {
             return Ok(Nested {
-                range,
-                fields: Some(fields),
+                range: p.value()?,
+                fields: None,
+                typed: None,
             });
         }
+        let (fields, range, typed) = match item {
+            true => typed::read(p)?,
+            false => {
+                let (fields, range) = Fields::read(p)?;
+                (fields, range, None)
+            }
+        };
         Ok(Nested {
-            range: p.value()?,
-            fields: None,
+            range,
+            fields: Some(fields),
+            typed,
         })
     }
 }
@@ -470,6 +484,7 @@ impl Line<'_> {
         let nested = Nested {
             range: whole,
             fields: Some(top.clone()),
+            typed: None,
         };
         let item = self
             .nested_item(&nested, Flags::APPENDED | Flags::CODEX)
@@ -508,7 +523,7 @@ impl Line<'_> {
         origin: Flags,
     ) -> Result<Option<NewItem>, Option<ParseError>> {
         let fields = nested.fields.as_ref().ok_or(None)?;
-        match new_item(self, &nested.range, fields, origin, false) {
+        match new_item(self, &nested.range, fields, nested.typed, origin, false) {
             Candidate::Item(item) => Ok(Some(item)),
             Candidate::Filtered => Ok(None),
             Candidate::NoType => Err(None),
@@ -560,8 +575,14 @@ impl Line<'_> {
                 }
                 return Ok(false);
             }
-            let (fields, at) = Fields::read(p)?;
-            let new = match new_item(self, &at, &fields, origin, true) {
+            let (fields, at, checked) = match typed {
+                true => typed::read(p)?,
+                false => {
+                    let (fields, at) = Fields::read(p)?;
+                    (fields, at, None)
+                }
+            };
+            let new = match new_item(self, &at, &fields, checked, origin, true) {
                 Candidate::Item(item) => item,
                 Candidate::Filtered => return Ok(true),
                 Candidate::NoType if typed => {
@@ -621,10 +642,13 @@ enum Candidate {
 /// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`]);
 /// `replacement` says it is read from a replacement history, which Codex installs as it is,
 /// system messages included.
+/// The item `f` reads at `range`; `checked`: Codex's typed check of it, when the walk that read
+/// it made one.
 fn new_item(
     line: &Line<'_>,
     range: &Range<usize>,
     f: &Fields,
+    checked: Option<Typed>,
     origin: Flags,
     replacement: bool,
 ) -> Candidate {
@@ -640,7 +664,9 @@ fn new_item(
     let mut item = Item::new(0, span, kind, Form::Verbatim);
     item.flags.insert(origin);
     if origin.contains(Flags::CODEX) && kind != ItemKind::GhostSnapshot {
-        match typed::check(text, &line.walked, range.start, kind) {
+        let checked =
+            checked.unwrap_or_else(|| typed::check(text, &line.walked, range.start, kind));
+        match checked {
             Typed::Item { wire, passthrough } => {
                 if wire {
                     item.flags.insert(Flags::WIRE);

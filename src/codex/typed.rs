@@ -6,7 +6,9 @@
 //! only checks and says whether the wire form differs; the view walks again, writing, only the
 //! items that differ.
 
-use super::item::ItemKind;
+use std::ops::Range;
+
+use super::item::{Fields, ItemKind};
 use crate::json::{self, Parser};
 
 /// What Codex's typed item makes of an item.
@@ -34,6 +36,7 @@ pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKi
         passthrough: true,
         lite: false,
         saw_passthrough: false,
+        retag: false,
     };
     let mut p = Parser::knowing(text, walked);
     p.seek(at);
@@ -43,6 +46,121 @@ pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKi
             passthrough: w.saw_passthrough,
         },
         Err(problem) => Typed::Invalid(problem),
+    }
+}
+
+/// Reads the members of the item object at the parser, as [`Fields::read`] does, and in the
+/// same walk makes Codex's typed check of it, when its `type` comes first (as Codex writes it):
+/// the classifier walks an item once. The check is `None` when the type does not come first, is
+/// given twice (the last one counts), or is none Codex knows: [`check`] then answers alone.
+pub(crate) fn read(p: &mut Parser<'_>) -> json::Result<(Fields, Range<usize>, Option<Typed>)> {
+    let text = p.text();
+    let mut f = Fields::default();
+    let mut check: Option<Check<'_>> = None;
+    let mut first = true;
+    let range = p.object(|p, key| {
+        let name = key.name();
+        if std::mem::take(&mut first) && name == "type" && p.peek() == Some(b'"') {
+            let tag = p.value()?;
+            f.kind = Some(tag.clone());
+            let kind = json::string_at(text, &Some(tag.clone()));
+            check = kind.and_then(|k| Check::new(text, ItemKind::from_type(&k)));
+            if let Some(check) = &mut check {
+                p.seek(tag.start);
+                check.member(p, &name)?;
+            }
+            return Ok(true);
+        }
+        if name == "type" {
+            check = None;
+        }
+        match (&mut check, f.slot(&name)) {
+            (Some(check), slot) => {
+                let range = check.member(p, &name)?;
+                if let Some(slot) = slot {
+                    *slot = Some(range);
+                }
+            }
+            (None, Some(slot)) => *slot = Some(p.value()?),
+            (None, None) => return Ok(false),
+        }
+        Ok(true)
+    })?;
+    Ok((f, range, check.map(Check::finish)))
+}
+
+/// Codex's typed check of an item, member by member, as another walk of the item meets them
+/// (what [`Walk::object`] does for a walk of its own).
+struct Check<'t> {
+    walk: Walk<'t, 'static>,
+    members: &'static [Member],
+    seen: u64,
+    changed: bool,
+    error: Option<&'static str>,
+}
+
+impl<'t> Check<'t> {
+    /// A check of an item of `kind` in `text`; `None` for a type Codex does not know.
+    fn new(text: &'t str, kind: ItemKind) -> Option<Check<'t>> {
+        Some(Check {
+            walk: Walk {
+                text,
+                known: &[],
+                out: None,
+                passthrough: true,
+                lite: false,
+                saw_passthrough: false,
+                retag: false,
+            },
+            members: schema(kind)?,
+            seen: 0,
+            changed: false,
+            error: None,
+        })
+    }
+
+    /// Checks member `name`, whose value the parser is at, and steps over the value: its range.
+    fn member(&mut self, p: &mut Parser<'t>, name: &str) -> json::Result<Range<usize>> {
+        p.ws();
+        let start = p.pos();
+        let at = self.members.iter().position(|m| m.name == name);
+        let member = match at {
+            Some(at) if self.error.is_none() => {
+                self.seen |= 1 << at;
+                self.members[at]
+            }
+            Some(_) => return p.value(),
+            None => {
+                self.changed = true;
+                return p.value();
+            }
+        };
+        match self.walk.value(p, member) {
+            Ok(Sent::Same) => {}
+            Ok(Sent::Written | Sent::Dropped) => self.changed = true,
+            Err(problem) => {
+                self.error = Some(problem);
+                // The check may have stopped inside the value: it is walked again, whole.
+                p.seek(start);
+                p.value()?;
+            }
+        }
+        Ok(start..p.pos())
+    }
+
+    fn finish(self) -> Typed {
+        if let Some(problem) = self.error {
+            return Typed::Invalid(problem);
+        }
+        for (i, member) in self.members.iter().enumerate() {
+            if member.required && self.seen & (1 << i) == 0 {
+                return Typed::Invalid(member.problem);
+            }
+        }
+        Typed::Item {
+            wire: self.changed,
+            passthrough: self.walk.saw_passthrough,
+        }
     }
 }
 
@@ -64,6 +182,7 @@ pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, lite: bool, ou
         passthrough,
         lite,
         saw_passthrough: false,
+        retag: false,
     };
     let mut p = Parser::new(item);
     match w.object(&mut p, schema) {
@@ -555,6 +674,9 @@ struct Walk<'t, 'o> {
     /// A Responses Lite model: `content_item_metadata` is sent too.
     lite: bool,
     saw_passthrough: bool,
+    /// A tagged object walked for the tag it starts with has a second `type` (see
+    /// [`Walk::tagged`]).
+    retag: bool,
 }
 
 /// A check's result: `Ok(changed)` says whether the wire form differs from the text.
@@ -572,6 +694,14 @@ enum Sent {
 
 fn first(text: &str, range: &std::ops::Range<usize>) -> u8 {
     text.as_bytes()[range.start]
+}
+
+/// The tag of the object at `at` when it is spelled first and plainly, as Codex writes it:
+/// `{"type":"input_text",…`.
+fn first_tag(text: &str, at: usize) -> Option<&str> {
+    let rest = text.get(at..)?.strip_prefix(r#"{"type":""#)?;
+    let tag = &rest[..rest.find('"')?];
+    (!tag.contains('\\')).then_some(tag)
 }
 
 impl Walk<'_, '_> {
@@ -600,12 +730,18 @@ impl Walk<'_, '_> {
         let mut changed = false;
         let mut error = None;
         let mut wrote_any = false;
+        let mut tags = 0;
         self.write(b"{");
         let walked = p.object(|p, key| {
+            let name = key.name();
+            // A tag given twice is counted even past an error: the last one names the variant.
+            if tagged && name == "type" {
+                tags += 1;
+                self.retag |= tags > 1;
+            }
             if error.is_some() {
                 return Ok(false);
             }
-            let name = key.name();
             let member = match members.iter().position(|m| m.name == name) {
                 Some(at) => {
                     seen |= 1 << at;
@@ -802,6 +938,7 @@ impl Walk<'_, '_> {
                     passthrough: true,
                     lite: self.lite,
                     saw_passthrough: false,
+                    retag: false,
                 };
                 const TURN_ID: Member =
                     opt("turn_id", Ty::OptStr, "passthrough turn_id is not a string");
@@ -953,6 +1090,23 @@ impl Walk<'_, '_> {
         }
         let text = self.text;
         let at = p.pos();
+        // Codex writes the tag first: the object is then walked once, for the variant that
+        // tag names, unless another `type` follows (the last one counts).
+        if let Some(variant) =
+            first_tag(text, at).and_then(|t| variants.iter().find(|v| v.tag == t))
+        {
+            let mark = self.out.as_deref().map_or(0, Vec::len);
+            let outer = std::mem::replace(&mut self.retag, false);
+            let checked = self.object_of(p, variant.members, true);
+            let retag = std::mem::replace(&mut self.retag, outer);
+            if !retag {
+                return checked.map(|changed| if changed { Sent::Written } else { Sent::Same });
+            }
+            if let Some(out) = self.out.as_deref_mut() {
+                out.truncate(mark);
+            }
+            p.seek(at);
+        }
         let tag = json::member_knowing(text, self.known, at, "type");
         let name = json::string_at(text, &tag).ok_or_else(|| {
             let _ = p.value();
@@ -1035,6 +1189,106 @@ mod tests {
             }
         );
         assert_eq!(check("{}", &[], 0, ItemKind::Other), Typed::Other);
+    }
+
+    /// The check made as the classifier reads an item says what the check of its own says, on
+    /// every item of the fixtures and on items made to fail it; it is none where the type does
+    /// not come first or comes twice.
+    #[test]
+    fn the_check_made_while_reading_agrees_with_the_check_alone() {
+        let answer = |text: &str| {
+            let mut p = Parser::new(text);
+            let read = read(&mut p).expect("valid JSON").2;
+            let kind = json::member(text, 0, "type")
+                .and_then(|r| json::string_at(text, &Some(r)))
+                .map_or(ItemKind::Other, |k| ItemKind::from_type(&k));
+            (read, check(text, &[], 0, kind))
+        };
+        let mut made = 0;
+        let mut items = Vec::new();
+        for story in std::fs::read_dir("fixtures/codex").expect("fixtures") {
+            let story = story.expect("entry").path();
+            for file in std::fs::read_dir(&story).into_iter().flatten().flatten() {
+                let path = file.path();
+                if path.extension().is_none_or(|e| e != "jsonl") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for line in text.lines() {
+                    let payload = json::member(line, 0, "payload");
+                    if let Some(r) = payload.filter(|r| line.as_bytes()[r.start] == b'{') {
+                        items.push(line[r].to_string());
+                    }
+                }
+            }
+        }
+        assert!(items.len() > 1000, "{} items", items.len());
+        items.extend(
+            [
+                r#"{"type":"function_call","name":"f","arguments":{},"call_id":"c"}"#,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text"}],"id":"x"}"#,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":[1,{"a":"b"}]},{"type":"input_text","text":"t"}]}"#,
+                r#"{"type":"message","role":"assistant","content":[],"phase":"thinking","status":null}"#,
+                r#"{"type":"local_shell_call","status":"completed","action":{"type":"exec","command":["ls"]},"id":"ls_1"}"#,
+                r#"{"type":"reasoning","summary":[],"content":[{"type":"text","text":"t"}],"x":1}"#,
+            ]
+            .map(String::from),
+        );
+        for item in &items {
+            let (read, alone) = answer(item);
+            if let Some(read) = read {
+                made += 1;
+                assert_eq!(read, alone, "{item}");
+            }
+        }
+        assert!(made > 1000, "{made} checks made while reading");
+        for item in [
+            r#"{"role":"user","type":"message","content":[]}"#,
+            r#"{"type":"message","role":"user","content":[],"type":"message"}"#,
+            r#"{"type":"not_an_item","a":1}"#,
+        ] {
+            assert_eq!(answer(item).0, None, "{item}");
+        }
+    }
+
+    /// A part's tag is read where Codex writes it, first; given twice, the last one names the
+    /// part, as it does when the tag is not first (the answers of the walk that looked the tag
+    /// up before walking each part).
+    #[test]
+    fn a_part_tagged_twice_is_the_last_tags() {
+        let item = |part: &str| format!(r#"{{"type":"message","role":"user","content":[{part}]}}"#);
+        let sent = |wire| Typed::Item {
+            wire,
+            passthrough: false,
+        };
+        for (part, typed) in [
+            (
+                r#"{"type":"input_text","type":"input_image","image_url":"u"}"#,
+                sent(false),
+            ),
+            (
+                r#"{"image_url":"u","type":"input_text","type":"input_image"}"#,
+                sent(false),
+            ),
+            (
+                r#"{"type":"input_text","text":"t","type":"input_image","image_url":"u"}"#,
+                sent(true),
+            ),
+            (r#"{"type":"input_image","image_url":"u"}"#, sent(false)),
+        ] {
+            assert_eq!(
+                check(&item(part), &[], 0, ItemKind::Message),
+                typed,
+                "{part}"
+            );
+        }
+        for part in [
+            r#"{"type":"input_image","image_url":"u","type":"input_text"}"#,
+            r#"{"type":"input_image","type":"refusal"}"#,
+        ] {
+            let checked = check(&item(part), &[], 0, ItemKind::Message);
+            assert!(matches!(checked, Typed::Invalid(_)), "{part}");
+        }
     }
 
     #[test]
