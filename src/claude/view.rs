@@ -593,17 +593,24 @@ impl<'s> View<'s> {
     /// item to the assistant message of the same response.
     fn merge(&mut self, messages: &mut Vec<Message>, item: Item) {
         let mut notes = Vec::new();
-        let renamed = count(&item.blocks, RENAME);
-        if renamed > 0 {
-            notes.push(Note::Renamed(renamed));
-        }
-        let rewritten = count(&item.blocks, SEND_MESSAGE);
-        if rewritten > 0 {
-            notes.push(Note::SendMessage(rewritten));
-        }
-        let refs = count(&item.blocks, TOOL_REFS);
-        if refs > 0 {
-            notes.push(Note::ToolRefs(refs));
+        // Most items have no edit: their blocks are looked at once to tell.
+        if item
+            .blocks
+            .iter()
+            .any(|b| b.edits & (RENAME | SEND_MESSAGE | TOOL_REFS) != 0)
+        {
+            let renamed = count(&item.blocks, RENAME);
+            if renamed > 0 {
+                notes.push(Note::Renamed(renamed));
+            }
+            let rewritten = count(&item.blocks, SEND_MESSAGE);
+            if rewritten > 0 {
+                notes.push(Note::SendMessage(rewritten));
+            }
+            let refs = count(&item.blocks, TOOL_REFS);
+            if refs > 0 {
+                notes.push(Note::ToolRefs(refs));
+            }
         }
         let last = messages.last_mut();
         match (item.role, last) {
@@ -661,65 +668,65 @@ impl<'s> View<'s> {
     /// "interrupted" result after the results there.
     fn paired(&mut self, messages: Vec<Message>) -> Vec<Message> {
         let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
-        let mut pending: Option<(Vec<Block>, Vec<Block>)> = None;
+        // The message (in `out`) whose tool uses the next message must answer.
+        let mut pending: Option<usize> = None;
+        // Which ids the message after the last tool uses answers: marked with a round each, in
+        // one array for all of them (a set each was most of planning a large transcript).
+        let mut answered = vec![0u32; self.state.tool_ids.len()];
+        let mut round = 0;
         for mut m in messages {
-            if let Some((missing, interrupted)) = pending.take() {
+            if let Some(uses) = pending.take() {
                 if m.role == Role::User {
-                    // A set: one message can hold hundreds of thousands of parallel results.
-                    let answered: std::collections::HashSet<u32> = m
-                        .blocks
-                        .iter()
-                        .filter(|b| b.kind == BlockKind::ToolResult)
-                        .map(|b| b.id)
-                        .collect();
-                    let missing: Vec<Block> = missing
-                        .into_iter()
-                        .filter(|b| !answered.contains(&b.id))
-                        .collect();
-                    let interrupted: Vec<Block> = interrupted
-                        .into_iter()
-                        .filter(|b| !answered.contains(&b.id))
-                        .collect();
+                    round += 1;
+                    for b in m.blocks.iter().filter(|b| b.kind == BlockKind::ToolResult) {
+                        if b.id != NONE {
+                            answered[b.id as usize] = round;
+                        }
+                    }
+                    let unanswered = |id: u32| answered[id as usize] != round;
+                    let (missing, interrupted) = self.synthetic(&out[uses], unanswered);
                     self.note_synthetic(&mut m.notes, &missing, &interrupted);
                     m.blocks.splice(0..0, missing);
                     m.blocks.extend(interrupted);
                 } else {
+                    let (missing, interrupted) = self.synthetic(&out[uses], |_| true);
                     out.push(self.results_message(missing, interrupted));
                 }
             }
-            if m.role == Role::Assistant {
-                let (mut missing, mut interrupted) = (Vec::new(), Vec::new());
-                for b in m
-                    .blocks
-                    .iter()
-                    .filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
-                {
-                    if self.trailing[b.id as usize] {
-                        interrupted.push(Block {
-                            kind: BlockKind::ToolResult,
-                            body: Body::Interrupted,
-                            edits: 0,
-                            ..b.clone()
-                        });
-                    } else {
-                        missing.push(Block {
-                            kind: BlockKind::ToolResult,
-                            body: Body::Missing,
-                            edits: 0,
-                            ..b.clone()
-                        });
-                    }
-                }
-                if !(missing.is_empty() && interrupted.is_empty()) {
-                    pending = Some((missing, interrupted));
-                }
+            let uses = |b: &Block| b.kind == BlockKind::ToolUse && b.id != NONE;
+            if m.role == Role::Assistant && m.blocks.iter().any(uses) {
+                pending = Some(out.len());
             }
             out.push(m);
         }
-        if let Some((missing, interrupted)) = pending {
+        if let Some(uses) = pending {
+            let (missing, interrupted) = self.synthetic(&out[uses], |_| true);
             out.push(self.results_message(missing, interrupted));
         }
         out
+    }
+
+    /// The results Claude Code makes for the tool uses of `m` that `unanswered` says have none:
+    /// "missing" ones, and "interrupted" ones for the uses of the response the history ends with.
+    fn synthetic(&self, m: &Message, unanswered: impl Fn(u32) -> bool) -> (Vec<Block>, Vec<Block>) {
+        let (mut missing, mut interrupted) = (Vec::new(), Vec::new());
+        let uses = m
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE);
+        for b in uses.filter(|b| unanswered(b.id)) {
+            let (to, body) = match self.trailing[b.id as usize] {
+                true => (&mut interrupted, Body::Interrupted),
+                false => (&mut missing, Body::Missing),
+            };
+            to.push(Block {
+                kind: BlockKind::ToolResult,
+                body,
+                edits: 0,
+                ..b.clone()
+            });
+        }
+        (missing, interrupted)
     }
 
     fn results_message(&mut self, missing: Vec<Block>, interrupted: Vec<Block>) -> Message {
@@ -753,26 +760,32 @@ impl<'s> View<'s> {
     /// A result answers a tool use of the message just before (once), or goes; a user message left
     /// with nothing is sent as `(no content)`, or `[Orphaned …]` when it is the first.
     fn remove_orphans(&mut self, messages: &mut [Message]) {
-        // A set: one message can hold hundreds of thousands of parallel tool uses.
-        let mut previous_uses: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        // The tool uses of the assistant message just before, marked with its round in one
+        // array (a set for each message was most of planning a large transcript): a use is
+        // answered once, its mark taken back.
+        let mut used = vec![0u32; self.state.tool_ids.len()];
+        let mut round = 0;
+        let mut after_uses = false;
         for (at, m) in messages.iter_mut().enumerate() {
             if m.role == Role::Assistant {
-                previous_uses = m
-                    .blocks
-                    .iter()
-                    .filter(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
-                    .map(|b| b.id)
-                    .collect();
+                round += 1;
+                after_uses = true;
+                let uses = m.blocks.iter().filter(|b| b.kind == BlockKind::ToolUse);
+                for b in uses.filter(|b| b.id != NONE) {
+                    used[b.id as usize] = round;
+                }
                 continue;
             }
             let mut removed = Vec::new();
             // A second result for one tool use goes too: Claude Code 2.1.328 sends the first
             // (a fork's own placeholder result after the one it inherits, fork_context_ref).
             m.blocks.retain(|b| {
-                let keep = b.kind != BlockKind::ToolResult
-                    || (b.id != NONE && previous_uses.remove(&b.id));
+                let answers = b.id != NONE && after_uses && used[b.id as usize] == round;
+                let keep = b.kind != BlockKind::ToolResult || answers;
                 if !keep {
                     removed.push(b.id);
+                } else if answers && b.kind == BlockKind::ToolResult {
+                    used[b.id as usize] = 0;
                 }
                 keep
             });
@@ -792,7 +805,7 @@ impl<'s> View<'s> {
                 m.blocks.push(Block::text(NONE, Body::Text(text)));
                 m.notes.push(Note::Placeholder(text));
             }
-            previous_uses.clear();
+            after_uses = false;
         }
     }
 
