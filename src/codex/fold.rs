@@ -4,7 +4,7 @@
 use super::calls::CallIds;
 use super::compaction::{self, Kept};
 use super::forms;
-use super::item::{Flags, Form, Item, ItemKind};
+use super::item::{Flags, Form, Item, ItemKind, KnownStrings};
 use super::record::{Classified, Meta, NewItem, Record, Replacement, Spelling};
 use crate::findings::{Findings, Tally};
 use crate::json;
@@ -90,6 +90,8 @@ pub(crate) struct State {
     pub cwd: Option<Box<str>>,
     pub started: Option<Box<str>>,
     pub history: Vec<Item>,
+    /// The long strings of the items the view walks again.
+    pub known: KnownStrings,
     pub calls: CallIds,
     /// Texts of items that are no span of any source ([`Form::Owned`]): at most the one user
     /// message the last legacy compaction cut.
@@ -401,7 +403,11 @@ impl<'s> Fold<'s> {
                     let at = new.item.span().at;
                     self.faults.push((usize::from(self.src), at, *fault));
                 }
+                let known = std::mem::take(&mut new.known);
                 let mut item = self.resolve(new, chunk);
+                if !known.is_empty() {
+                    self.state.known.add(item, &known);
+                }
                 if item.kind == ItemKind::Other && item.has(Flags::APPENDED) {
                     // Dropped from the view; the report names its line.
                     item.aux = u32::try_from(number).unwrap_or(u32::MAX);

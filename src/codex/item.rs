@@ -339,6 +339,11 @@ impl Item {
         self
     }
 
+    /// Where its text is (its source and offset): what tells items apart.
+    pub fn place(self) -> u64 {
+        self.at_src
+    }
+
     pub fn call(self) -> CallKey {
         if self.kind.pairs() {
             CallKey(self.aux)
@@ -355,6 +360,32 @@ impl Item {
     /// A user-turn boundary: what rollbacks count (SPEC §2.1).
     pub fn is_boundary(self) -> bool {
         self.kind == ItemKind::AgentMessage || self.has(Flags::USER | Flags::INTER_AGENT)
+    }
+}
+
+/// The long strings of the items the view walks again (to prepare or re-encode them), as
+/// offsets of each item's own text, found by the item's place: those walks step over them
+/// instead of scanning a build log or an image's base64 again.
+#[derive(Debug, Default)]
+pub(crate) struct KnownStrings {
+    strings: Vec<json::Walked>,
+    of: std::collections::HashMap<u64, (u32, u32)>,
+}
+
+impl KnownStrings {
+    pub fn add(&mut self, item: Item, known: &[json::Walked]) {
+        let at = self.strings.len() as u32;
+        self.strings.extend_from_slice(known);
+        self.of.insert(item.place(), (at, known.len() as u32));
+    }
+
+    /// The long strings of `item`'s text, in order (none when they were not kept).
+    pub fn of(&self, item: &Item) -> &[json::Walked] {
+        let Some(&(at, len)) = self.of.get(&item.place()) else {
+            return &[];
+        };
+        let at = at as usize;
+        self.strings.get(at..at + len as usize).unwrap_or_default()
     }
 }
 

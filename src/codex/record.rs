@@ -37,6 +37,9 @@ pub(crate) struct NewItem {
     pub call_key: Option<Short>,
     /// What the model API may refuse of a call when it is sent again (its line not yet set).
     pub fault: Option<Box<ToolFault>>,
+    /// The long strings of an item resume prepares (an output it may cut, one with media), as
+    /// offsets of its own text: the view, preparing it again, steps over them.
+    pub known: Vec<json::Walked>,
 }
 
 /// A history that replaces the one before: its items, held exactly (a replacement can hold
@@ -403,6 +406,7 @@ impl Line<'_> {
                     call_id: None,
                     call_key: None,
                     fault: None,
+                    known: Vec::new(),
                 };
                 (Some(Codex), Record::Item(Some(item)))
             }
@@ -625,6 +629,7 @@ fn untyped(line_at: u64, range: &Range<usize>) -> NewItem {
         call_id: None,
         call_key: None,
         fault: None,
+        known: Vec::new(),
     }
 }
 
@@ -745,7 +750,19 @@ fn new_item(
         | ItemKind::AdditionalTools
         | ItemKind::Other => {}
     }
+    // The long strings of an item resume prepares (an output it may cut, media), as offsets of
+    // the item's own text: preparing it (its counts for the report now, its view later) steps
+    // over them instead of scanning a build log or an image's base64 again.
+    let mut known = Vec::new();
     if prep::may_change(&item, Prep::default()) {
+        let start = range.start as u32;
+        let inside = |w: &&json::Walked| range.contains(&(w.at as usize));
+        let shifted = |w: &json::Walked| json::Walked {
+            at: w.at - start,
+            end: w.end - start,
+            ..*w
+        };
+        known.extend(line.walked.iter().filter(inside).map(shifted));
         let output = item::raw(text, &f.output);
         let decoded = f
             .output
@@ -753,28 +770,17 @@ fn new_item(
             .and_then(|r| json::known_decoded_len(&line.walked, r));
         item.prep = output
             .and_then(|raw| prep::string_output_counts(&item, raw, decoded))
-            .unwrap_or_else(|| {
-                // The item's long strings, as offsets of its own text: preparing it walks the
-                // item again, stepping over them (an image's base64 is most of it).
-                let start = range.start as u32;
-                let known: Vec<json::Walked> = line
-                    .walked
-                    .iter()
-                    .filter(|w| range.contains(&(w.at as usize)))
-                    .map(|w| json::Walked {
-                        at: w.at - start,
-                        end: w.end - start,
-                        ..*w
-                    })
-                    .collect();
-                prep::default_counts(&item, &text[range.clone()], &known)
-            });
+            .unwrap_or_else(|| prep::default_counts(&item, &text[range.clone()], &known));
+    }
+    if replacement {
+        known = Vec::new();
     }
     Candidate::Item(NewItem {
         item,
         call_id,
         call_key,
         fault,
+        known,
     })
 }
 

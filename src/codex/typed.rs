@@ -169,7 +169,13 @@ impl<'t> Check<'t> {
 /// model uses Responses Lite, which also sends the passthrough's `content_item_metadata` (live
 /// check, Codex 0.169.0 with gpt-5.6-sol). An item of a type Codex does not know is
 /// `{"type":"other"}`.
-pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, lite: bool, out: &mut Vec<u8>) {
+pub(crate) fn wire(
+    item: &str,
+    known: &[json::Walked],
+    kind: ItemKind,
+    (passthrough, lite): (bool, bool),
+    out: &mut Vec<u8>,
+) {
     let Some(schema) = schema(kind) else {
         out.extend_from_slice(br#"{"type":"other"}"#);
         return;
@@ -177,14 +183,14 @@ pub(crate) fn wire(item: &str, kind: ItemKind, passthrough: bool, lite: bool, ou
     let mut buf = Vec::with_capacity(item.len());
     let mut w = Walk {
         text: item,
-        known: &[],
+        known,
         out: Some(&mut buf),
         passthrough,
         lite,
         saw_passthrough: false,
         retag: false,
     };
-    let mut p = Parser::new(item);
+    let mut p = Parser::knowing(item, known);
     match w.object(&mut p, schema) {
         Ok(_) => out.extend_from_slice(&buf),
         // Checked at classify time; should the bytes have changed since, print them as they are.
@@ -1131,7 +1137,7 @@ mod tests {
 
     fn sent(item: &str, kind: ItemKind, openai: bool) -> String {
         let mut out = Vec::new();
-        wire(item, kind, openai, false, &mut out);
+        wire(item, &[], kind, (openai, false), &mut out);
         String::from_utf8(out).unwrap_or_default()
     }
 
@@ -1313,7 +1319,7 @@ mod tests {
         );
         // A Responses Lite model also gets the content item metadata (gen message_fields-4).
         let mut lite = Vec::new();
-        wire(message, ItemKind::Message, true, true, &mut lite);
+        wire(message, &[], ItemKind::Message, (true, true), &mut lite);
         assert_eq!(
             String::from_utf8(lite).unwrap(),
             r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}],"status":"completed","internal_chat_message_metadata_passthrough":{"turn_id":"t","content_item_metadata":[],"create_time":1.5}}"#

@@ -182,18 +182,21 @@ impl<'s> View<'s> {
             return Ok(changes);
         }
         let mut original = std::mem::take(out);
+        // The classifier's long strings of the item, as offsets of its text as logged (an item
+        // written in another form has other offsets).
+        let mut known = match item.form() {
+            Form::Verbatim if !item.has(Flags::STRIPPED) => self.state.known.of(&item),
+            _ => &[],
+        };
         if self.reencodes(&item) {
             let logged = json::utf8(&original).unwrap_or_default();
             let mut sent = Vec::with_capacity(original.len());
-            let openai = !self.state.custom_provider;
-            typed::wire(
-                logged,
-                item.kind,
-                openai,
-                self.settings.model.lite,
-                &mut sent,
-            );
+            let sending = (!self.state.custom_provider, self.settings.model.lite);
+            typed::wire(logged, known, item.kind, sending, &mut sent);
             changes.reencoded = sent != original;
+            if changes.reencoded {
+                known = &[];
+            }
             original = sent;
         }
         let text = json::utf8(&original).unwrap_or_default();
@@ -201,7 +204,7 @@ impl<'s> View<'s> {
         changes.prepared = prep::prepare(
             &item,
             text,
-            &[],
+            known,
             self.settings.prep,
             Read::Whole,
             &mut prepared_text,
