@@ -668,6 +668,11 @@ pub fn decoded_len(raw: &str) -> usize {
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw)
         .as_bytes();
+    decoded_len_of(inner)
+}
+
+/// [`decoded_len`] of a string's text from a place where a token starts.
+fn decoded_len_of(inner: &[u8]) -> usize {
     let mut len = 0;
     let mut at = 0;
     while let Some(hit) = next_backslash(inner, at) {
@@ -683,6 +688,17 @@ pub fn decoded_len(raw: &str) -> usize {
 /// and the longest tail of whole characters within `right` bytes that starts at or after the
 /// head's end. Only the ends are decoded; the bytes between are stepped over, escape by escape.
 pub fn decode_ends(raw: &str, len: usize, left: usize, right: usize) -> Option<(String, String)> {
+    decode_ends_jumping(raw, len, left, right, JUMP)
+}
+
+/// [`decode_ends`], jumping to the tail when that skips more than `jump` bytes.
+fn decode_ends_jumping(
+    raw: &str,
+    len: usize,
+    left: usize,
+    right: usize,
+    jump: usize,
+) -> Option<(String, String)> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     let b = inner.as_bytes();
     let continues = |p: usize| b.get(p).is_some_and(|&c| c & 0xC0 == 0x80);
@@ -690,8 +706,18 @@ pub fn decode_ends(raw: &str, len: usize, left: usize, right: usize) -> Option<(
     let tail_from = |head_end: usize| len.saturating_sub(right).max(head_end);
     // Raw and decoded offsets of the head's end, once found.
     let mut head: Option<(usize, usize)> = None;
-    let (mut at, mut d) = (0, 0);
+    let (mut at, mut d) = (0usize, 0);
+    let mut jumped = false;
     let tail = loop {
+        // Once the head is found, the walk goes on from near the end, where the tail is: a
+        // place where a token surely starts, whose decoded offset the bytes after it tell
+        // (outputs run to megabytes, and the tail is the last few kilobytes of them).
+        if !jumped && let Some((_, head_end)) = head {
+            jumped = true;
+            if let Some((q, dq)) = near_tail(b, len, tail_from(head_end), at.saturating_add(jump)) {
+                (at, d) = (q, dq);
+            }
+        }
         // A run of bytes that decode to themselves, then an escape (or the end).
         let hit = next_backslash(b, at).unwrap_or(b.len());
         let run_end = d + (hit - at);
@@ -735,6 +761,34 @@ pub fn decode_ends(raw: &str, len: usize, left: usize, right: usize) -> Option<(
     let head = head.map_or(b.len(), |(p, _)| p);
     let decoded = |part: &str| decode_str(&format!("\"{part}\"")).map(Cow::into_owned);
     Some((decoded(inner.get(..head)?)?, decoded(inner.get(tail..)?)?))
+}
+
+/// Walks shorter than this go on from where they are rather than jump.
+const JUMP: usize = 4096;
+
+/// A place of a string's text `b` (decoded length `len`) after `after` from which a walk can
+/// find the decoded offset `want`: an offset where a token starts, and its decoded offset, at
+/// or before `want`. `None` when there is none.
+fn near_tail(b: &[u8], len: usize, want: usize, after: usize) -> Option<(usize, usize)> {
+    // A decoded byte takes at most 6 bytes of the text, so that the last `back` bytes hold
+    // more than what follows `want`.
+    let back = len.checked_sub(want)?.saturating_mul(6).saturating_add(16);
+    let from = b.len().checked_sub(back).filter(|&from| from > after)?;
+    let q = token_start(b, from)?;
+    let dq = len.checked_sub(decoded_len_of(&b[q..]))?;
+    (dq <= want).then_some((q, dq))
+}
+
+/// The first offset at or after `from` (but not the first) where a token of a string's text
+/// `b` surely starts: not inside a character, and right after a byte that cannot be inside an
+/// escape, only end one — not a backslash, a `u` or a hex digit. Such a byte ends a character
+/// or a two-byte escape such as `\n`; either way a token starts after it. `None` when there is
+/// no such place before the end.
+fn token_start(b: &[u8], from: usize) -> Option<usize> {
+    (from.max(1)..b.len()).find(|&q| {
+        let c = b[q - 1];
+        c != b'\\' && c != b'u' && !c.is_ascii_hexdigit() && b[q] & 0xC0 != 0x80
+    })
 }
 
 /// The offset of the first `\` of `bytes` at or after `from`. Runs between escapes are often a
@@ -1318,6 +1372,76 @@ mod tests {
 
     fn serde_accepts(text: &str) -> bool {
         serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok()
+    }
+
+    proptest::proptest! {
+        /// Decoding a string's ends by jumping to its tail gives what walking to the tail
+        /// gives, whatever the escapes, surrogates and characters around the jump. The end is
+        /// dense with escapes so that the tail starts close to where the jump lands.
+        #[test]
+        fn ends_found_by_a_jump_are_the_ends_walked_to(
+            body in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "g", " ", "bc", "u", "é", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b",
+                "\\u0041", "\\u00e9", "\\u00E9", "\\u0800", "\\ud83d\\ude00", "\\ud800",
+                "\\udc00", "\\ud800\\u0041", "\\\\u0041",
+            ]), 0..200),
+            end in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "é", "\\n", "\\\\", "\\u0041", "\\u00E9", "\\ud83d\\ude00", "\\ud800",
+            ]), 0..100),
+            left in 0usize..100,
+            right in 0usize..60,
+        ) {
+            let raw = format!("\"{}{}\"", body.concat(), end.concat());
+            let len = decoded_len(&raw);
+            let walked = decode_ends_jumping(&raw, len, left, right, usize::MAX);
+            let jumped = decode_ends_jumping(&raw, len, left, right, 0);
+            proptest::prop_assert_eq!(jumped, walked, "{}", raw);
+        }
+    }
+
+    /// Where the tokens of a string's text start, with their decoded offsets, walked from the
+    /// start token by token.
+    fn token_starts(b: &[u8]) -> Vec<(usize, usize)> {
+        let (mut at, mut d, mut starts) = (0, 0, vec![]);
+        while at < b.len() {
+            starts.push((at, d));
+            let (taken, width) = match b[at] {
+                b'\\' => escape_size(b, at),
+                0..=0x7F => (1, 1),
+                0xC0..=0xDF => (2, 2),
+                0xE0..=0xEF => (3, 3),
+                _ => (4, 4),
+            };
+            (at, d) = (at + taken, d + width);
+        }
+        starts
+    }
+
+    proptest::proptest! {
+        /// A jump lands where a token starts, at the decoded offset a walk from the start
+        /// gives it, and not past the offset it was asked for.
+        #[test]
+        fn a_jump_lands_where_a_token_starts(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "é", "😀", "u", "\\n", "\\\\", "\\\\\\\\", "\\u0041", "\\u00E9", "\\ud83d\\ude00",
+                "\\ud800", "\\ud800\\u0041", "\\\\u0041", "\\uDC00",
+            ]), 0..100),
+            from in proptest::prelude::any::<proptest::sample::Index>(),
+            right in 0usize..60,
+        ) {
+            let text = pieces.concat();
+            let b = text.as_bytes();
+            let starts = token_starts(b);
+            if let Some(q) = token_start(b, from.index(b.len() + 1)) {
+                proptest::prop_assert!(starts.iter().any(|&(at, _)| at == q), "{} at {}", text, q);
+            }
+            let len = decoded_len_of(b);
+            let want = len.saturating_sub(right);
+            if let Some((q, dq)) = near_tail(b, len, want, 0) {
+                proptest::prop_assert!(starts.contains(&(q, dq)), "{} at {}", text, q);
+                proptest::prop_assert!(dq <= want);
+            }
+        }
     }
 
     proptest::proptest! {
