@@ -138,7 +138,10 @@ pub(crate) fn default_counts(
     let prepared = prepare(item, text, known, Prep::default(), Read::Header, &mut out);
     let (mut audio, mut images) = (item.prep.audio(), item.prep.images());
     if !prepared.changes.is_empty() {
-        let text = std::str::from_utf8(&out).unwrap_or_default();
+        let text = match out.is_empty() {
+            true => text,
+            false => std::str::from_utf8(&out).unwrap_or_default(),
+        };
         let f = fields(text);
         let value = if item.kind == ItemKind::Message {
             &f.content
@@ -160,7 +163,9 @@ pub(crate) fn default_counts(
 
 /// Prepares an item's text: R1 (when it is an output appended from a `response_item`), then R2,
 /// reading as much of each image as `read` says. Writes the prepared text into `out` (with
-/// [`Read::Header`], images Codex re-encodes keep their bytes) and returns what changed.
+/// [`Read::Header`], images Codex re-encodes keep their bytes) and returns what changed; `out`
+/// is left empty when the text is as it was (no item's text is empty), so that an image's
+/// base64 is not copied only to be read as it was.
 /// `known`: the long strings of `text` a walk found valid (the classifier's), or none.
 pub(crate) fn prepare(
     item: &Item,
@@ -173,7 +178,6 @@ pub(crate) fn prepare(
     let mut prepared = Prepared::default();
     out.clear();
     if !may_change(item, prep) {
-        out.extend_from_slice(text.as_bytes());
         return prepared;
     }
     let output = matches!(
@@ -193,9 +197,8 @@ pub(crate) fn prepare(
         }
     }
     if !(item.has(Flags::CODEX) && item.has(Flags::MEDIA)) {
-        match cut {
-            Some(bytes) => *out = bytes,
-            None => out.extend_from_slice(text.as_bytes()),
+        if let Some(bytes) = cut {
+            *out = bytes;
         }
         return prepared;
     }
@@ -207,15 +210,17 @@ pub(crate) fn prepare(
         ),
         None => (Cow::Borrowed(text), known),
     };
-    prepare_media(
+    let edits = media_edits(
         item,
         &current,
         known,
         read,
         prep.original_detail,
         &mut prepared,
-        out,
     );
+    if !edits.is_empty() || matches!(current, Cow::Owned(_)) {
+        json::splice(&current, edits, out);
+    }
     prepared
 }
 
@@ -401,16 +406,16 @@ fn audio_url<'t>(text: &'t str, known: &[json::Walked], part: &Range<usize>) -> 
     part_member(text, known, part, "audio_url").unwrap_or_default()
 }
 
-/// R2 over the media parts of a message's content or an output's array.
-fn prepare_media(
+/// R2 over the media parts of a message's content or an output's array: the edits of `text`
+/// it makes, in order.
+fn media_edits(
     item: &Item,
     text: &str,
     known: &[json::Walked],
     read: Read,
     original_detail: bool,
     prepared: &mut Prepared,
-    out: &mut Vec<u8>,
-) {
+) -> Vec<(Range<usize>, Vec<u8>)> {
     let (f, known) = fields_walked(text, known);
     let value = match item.kind {
         ItemKind::Message => &f.content,
@@ -479,7 +484,7 @@ fn prepare_media(
         }
     }
     edits.sort_by_key(|(range, _)| range.start);
-    json::splice(text, edits, out);
+    edits
 }
 
 /// Queues the edit that sets the string `member` of the part at `part` to `value` (none for

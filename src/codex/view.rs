@@ -199,7 +199,7 @@ impl<'s> View<'s> {
             }
             original = sent;
         }
-        let text = json::utf8(&original).unwrap_or_default();
+        let mut text = json::utf8(&original).unwrap_or_default();
         let mut prepared_text = Vec::new();
         changes.prepared = prep::prepare(
             &item,
@@ -209,11 +209,14 @@ impl<'s> View<'s> {
             Read::Whole,
             &mut prepared_text,
         );
-        let text = json::utf8(&prepared_text).unwrap_or_default();
+        if !prepared_text.is_empty() {
+            text = json::utf8(&prepared_text).unwrap_or_default();
+            known = &[];
+        }
         let lite = self.settings.model.lite;
         replace_media(
             item,
-            text,
+            (text, known),
             self.settings.modalities,
             lite,
             &mut changes,
@@ -399,16 +402,18 @@ const AUDIO_PLACEHOLDER: &str = r#"{"type":"input_text","text":"audio content om
 
 /// The item with each media part the model cannot take replaced in place (SPEC §6 passes 4
 /// and 5), and, when `strip_detail`, each image it keeps without its `detail` (a Responses Lite
-/// model: `strip_image_details`). Everything else keeps its bytes.
+/// model: `strip_image_details`). Everything else keeps its bytes. `known`: the long strings of
+/// `text` a walk found, or none.
 fn replace_media(
     item: Item,
-    text: &str,
+    (text, known): (&str, &[json::Walked]),
     modalities: Modalities,
     strip_detail: bool,
     changes: &mut Changes,
     out: &mut Vec<u8>,
 ) {
-    let f = fields_of(text);
+    let mut p = Parser::knowing(text, known);
+    let f = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
     let mut edits: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     let parts = match item.kind {
         ItemKind::Message => &f.content,
@@ -437,7 +442,7 @@ fn replace_media(
         | ItemKind::GhostSnapshot
         | ItemKind::Other => &None,
     };
-    for (index, part) in parts::parts(text, &[], parts).into_iter().enumerate() {
+    for (index, part) in parts::parts(text, known, parts).into_iter().enumerate() {
         let range = part.range;
         match part.kind {
             PartKind::Image if !modalities.image => {
