@@ -57,6 +57,9 @@ pub(crate) struct Chunk {
     /// last line). The reader finds them as it cuts the chunk, so that no stage after it
     /// looks for a newline again.
     ends: Vec<u32>,
+    /// Some line ends in `\r\n` (the reader looks while the bytes are at hand; a stage after
+    /// it would touch each line's last byte again only to find none).
+    returns: bool,
 }
 
 impl Chunk {
@@ -100,7 +103,7 @@ impl Chunk {
             _ => self.ends[i - 1] as usize + 1,
         };
         let mut end = self.ends[i] as usize;
-        if end > start && self.buf[end - 1] == b'\r' {
+        if self.returns && end > start && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
         (start, &self.buf[start..end])
@@ -108,18 +111,21 @@ impl Chunk {
 }
 
 /// Where the lines of `bytes` (whole lines, the last perhaps without its `\n`) end, up to
-/// [`MAX_LINES`] of them; the bytes they take.
-fn line_ends(bytes: &[u8], ends: &mut Vec<u32>) -> usize {
+/// [`MAX_LINES`] of them; the bytes they take, and whether a line ends in `\r\n`.
+fn line_ends(bytes: &[u8], ends: &mut Vec<u32>) -> (usize, bool) {
+    let mut returns = false;
     for end in memchr::memchr_iter(b'\n', bytes) {
         ends.push(end as u32);
+        returns |= end > 0 && bytes[end - 1] == b'\r';
         if ends.len() == MAX_LINES {
-            return end + 1;
+            return (end + 1, returns);
         }
     }
     if ends.last().map_or(0, |&e| e as usize + 1) < bytes.len() {
         ends.push(bytes.len() as u32);
+        returns |= bytes.ends_with(b"\r");
     }
-    bytes.len()
+    (bytes.len(), returns)
 }
 
 /// Whether a line holds nothing but whitespace (such lines are skipped without a word).
@@ -215,7 +221,7 @@ impl<R: Read> Chunker<R> {
                 // in flight: a chunk of tiny lines (blank, or a byte each) ends early, and the
                 // chunks after it aim for that size until lines grow longer again.
                 let mut ends = Vec::new();
-                let len = line_ends(&buf[..whole], &mut ends);
+                let (len, returns) = line_ends(&buf[..whole], &mut ends);
                 if len < whole {
                     self.target = len;
                     self.dense = true;
@@ -230,6 +236,7 @@ impl<R: Read> Chunker<R> {
                     at,
                     unterminated: false,
                     ends,
+                    returns,
                 })));
             }
             scanned = filled;
@@ -247,6 +254,8 @@ impl<R: Read> Chunker<R> {
                     at,
                     unterminated: true,
                     ends: vec![filled as u32],
+                    // One line: `line` looks at its last byte.
+                    returns: true,
                 })));
             }
             if filled > self.max_line {
@@ -467,6 +476,23 @@ mod tests {
             (16, "last".to_string(), true),
         ];
         for size in [1, 2, 3, 5, 7, 64] {
+            assert_eq!(
+                all_lines(input, size, 1 << 20),
+                expected,
+                "chunk size {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_return_before_a_newline_or_the_end_is_not_the_lines() {
+        let input = b"a\nb\r\nc\r";
+        let expected = vec![
+            (0, "a".to_string(), false),
+            (2, "b".to_string(), false),
+            (5, "c".to_string(), true),
+        ];
+        for size in [1, 2, 4, 64] {
             assert_eq!(
                 all_lines(input, size, 1 << 20),
                 expected,
