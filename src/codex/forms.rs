@@ -31,14 +31,22 @@ pub(crate) fn item_bytes<'a>(
     reader: &'a mut SpanReader<'_>,
     scratch: &'a mut Vec<u8>,
 ) -> io::Result<&'a [u8]> {
+    item_str(item, owned, reader, scratch).map(str::as_bytes)
+}
+
+/// [`item_bytes`], as the text it is.
+pub(crate) fn item_str<'a>(
+    item: Item,
+    owned: &'a [Box<str>],
+    reader: &'a mut SpanReader<'_>,
+    scratch: &'a mut Vec<u8>,
+) -> io::Result<&'a str> {
     match item.form() {
-        Form::Owned => Ok(owned_text(item, owned).as_bytes()),
-        Form::Verbatim if !item.has(Flags::STRIPPED) => {
-            Ok(checked(read_text(item, reader)?)?.as_bytes())
-        }
+        Form::Owned => Ok(owned_text(item, owned)),
+        Form::Verbatim if !item.has(Flags::STRIPPED) => checked(read_text(item, reader)?),
         _ => {
             item_text(item, owned, reader, scratch)?;
-            Ok(scratch)
+            json::utf8(scratch).map_err(|_| crate::source::changed())
         }
     }
 }

@@ -168,7 +168,7 @@ impl<'s> View<'s> {
                 || (self.state.custom_provider && item.has(Flags::PASSTHROUGH)))
     }
 
-    /// Writes a history item's view text into `out`: prepared, then with the media the
+    /// Appends a history item's view text to `out`: prepared, then with the media the
     /// modalities exclude replaced. Returns what changed.
     pub fn item_view(
         &self,
@@ -176,30 +176,33 @@ impl<'s> View<'s> {
         reader: &mut SpanReader<'_>,
         out: &mut Vec<u8>,
     ) -> io::Result<Changes> {
-        self.item_text(item, reader, out)?;
         let mut changes = Changes::default();
         if !self.may_change(&item) {
+            forms::append_item_text(item, &self.state.owned, reader, out)?;
             return Ok(changes);
         }
-        let mut original = std::mem::take(out);
+        // An item the log spells as it is sent is read where it lies: each step below writes
+        // a text of its own only when it changes the one before (an image's base64 is most of
+        // an item, and most items keep it).
+        let mut scratch = Vec::new();
+        let mut text = forms::item_str(item, &self.state.owned, reader, &mut scratch)?;
         // The classifier's long strings of the item, as offsets of its text as logged (an item
         // written in another form has other offsets).
         let mut known = match item.form() {
             Form::Verbatim if !item.has(Flags::STRIPPED) => self.state.known.of(&item),
             _ => &[],
         };
+        let mut sent = Vec::new();
         if self.reencodes(&item) {
-            let logged = json::utf8(&original).unwrap_or_default();
-            let mut sent = Vec::with_capacity(original.len());
+            sent.reserve(text.len());
             let sending = (!self.state.custom_provider, self.settings.model.lite);
-            typed::wire(logged, known, item.kind, sending, &mut sent);
-            changes.reencoded = sent != original;
+            typed::wire(text, known, item.kind, sending, &mut sent);
+            changes.reencoded = sent != text.as_bytes();
             if changes.reencoded {
                 known = &[];
+                text = json::utf8(&sent).unwrap_or_default();
             }
-            original = sent;
         }
-        let mut text = json::utf8(&original).unwrap_or_default();
         let mut prepared_text = Vec::new();
         changes.prepared = prep::prepare(
             &item,
@@ -214,6 +217,7 @@ impl<'s> View<'s> {
             known = &[];
         }
         let lite = self.settings.model.lite;
+        let start = out.len();
         replace_media(
             item,
             (text, known),
@@ -230,7 +234,7 @@ impl<'s> View<'s> {
             match item.form() {
                 Form::Summary => replaced.push(0),
                 Form::Owned => {
-                    let text = std::str::from_utf8(out).unwrap_or_default();
+                    let text = std::str::from_utf8(&out[start..]).unwrap_or_default();
                     let f = fields_of(text);
                     for (index, part) in parts::parts(text, &[], &f.content).iter().enumerate() {
                         let body = part.text(text).unwrap_or_default();
@@ -242,7 +246,7 @@ impl<'s> View<'s> {
                 _ => {}
             }
             if !replaced.is_empty() {
-                let text = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+                let text = String::from_utf8(out.split_off(start)).unwrap_or_default();
                 changes.provenance = provenance(&text, &replaced, out);
             }
         }
@@ -278,15 +282,9 @@ impl<'s> View<'s> {
         let history = &self.state.history;
         Ok(Some(match step {
             Step::Remove(_) | Step::Drop(_) => return Ok(None),
-            // Most items are sent as the log has them: written straight where they go.
-            Step::Item(i) if !self.may_change(&history[i]) => {
-                forms::append_item_text(history[i], &self.state.owned, reader, out)?;
-                Origin::Kept
-            }
+            // Written straight where they go.
             Step::Item(i) => {
-                let mut text = Vec::new();
-                let changes = self.item_view(history[i], reader, &mut text)?;
-                out.extend_from_slice(&text);
+                let changes = self.item_view(history[i], reader, out)?;
                 if changes.any() {
                     Origin::Changed
                 } else {
@@ -522,6 +520,7 @@ impl PromptView for View<'_> {
                     if !self.may_change(&history[i]) {
                         continue;
                     }
+                    text.clear();
                     let changes = self.item_view(history[i], reader, &mut text)?;
                     if !changes.any() {
                         continue;
