@@ -218,14 +218,21 @@ impl<'s> View<'s> {
         }
         let lite = self.settings.model.lite;
         let start = out.len();
-        replace_media(
-            item,
-            (text, known),
-            self.settings.modalities,
-            lite,
-            &mut changes,
-            out,
-        );
+        // An item as logged without media has none to replace (its parts were counted from
+        // this text, and neither re-encoding nor preparation adds one).
+        let media = item.has(Flags::MEDIA) || item.has(Flags::IMAGE_RESULT);
+        if item.form() == Form::Verbatim && !media {
+            out.extend_from_slice(text.as_bytes());
+        } else {
+            replace_media(
+                item,
+                (text, known),
+                self.settings.modalities,
+                lite,
+                &mut changes,
+                out,
+            );
+        }
         if lite && !self.state.custom_provider && item.kind == ItemKind::Message {
             let mut replaced = changes.prepared.replaced.clone();
             replaced.extend(&changes.replaced);
