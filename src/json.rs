@@ -1164,6 +1164,18 @@ pub fn value_lossy(text: &[u8]) -> Value {
     Value::Object(members.collect())
 }
 
+/// Texts of a JSON string (without its quotes) made of `count` of `pieces`, characters and
+/// escapes, for the property tests of the code that walks them.
+#[cfg(test)]
+pub(crate) fn string_texts(
+    pieces: &[&'static str],
+    count: Range<usize>,
+) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::strategy::Strategy;
+    let piece = proptest::sample::select(pieces.to_vec());
+    proptest::collection::vec(piece, count).prop_map(|pieces| pieces.concat())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1380,18 +1392,18 @@ mod tests {
         /// dense with escapes so that the tail starts close to where the jump lands.
         #[test]
         fn ends_found_by_a_jump_are_the_ends_walked_to(
-            body in proptest::collection::vec(proptest::sample::select(vec![
+            body in string_texts(&[
                 "a", "g", " ", "bc", "u", "é", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b",
                 "\\u0041", "\\u00e9", "\\u00E9", "\\u0800", "\\ud83d\\ude00", "\\ud800",
                 "\\udc00", "\\ud800\\u0041", "\\\\u0041",
-            ]), 0..200),
-            end in proptest::collection::vec(proptest::sample::select(vec![
+            ], 0..200),
+            end in string_texts(&[
                 "a", "é", "\\n", "\\\\", "\\u0041", "\\u00E9", "\\ud83d\\ude00", "\\ud800",
-            ]), 0..100),
+            ], 0..100),
             left in 0usize..100,
             right in 0usize..60,
         ) {
-            let raw = format!("\"{}{}\"", body.concat(), end.concat());
+            let raw = format!("\"{body}{end}\"");
             let len = decoded_len(&raw);
             let walked = decode_ends_jumping(&raw, len, left, right, usize::MAX);
             let jumped = decode_ends_jumping(&raw, len, left, right, 0);
@@ -1422,14 +1434,13 @@ mod tests {
         /// gives it, and not past the offset it was asked for.
         #[test]
         fn a_jump_lands_where_a_token_starts(
-            pieces in proptest::collection::vec(proptest::sample::select(vec![
+            text in string_texts(&[
                 "a", "é", "😀", "u", "\\n", "\\\\", "\\\\\\\\", "\\u0041", "\\u00E9", "\\ud83d\\ude00",
                 "\\ud800", "\\ud800\\u0041", "\\\\u0041", "\\uDC00",
-            ]), 0..100),
+            ], 0..100),
             from in proptest::prelude::any::<proptest::sample::Index>(),
             right in 0usize..60,
         ) {
-            let text = pieces.concat();
             let b = text.as_bytes();
             let starts = token_starts(b);
             if let Some(q) = token_start(b, from.index(b.len() + 1)) {

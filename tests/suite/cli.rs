@@ -133,11 +133,12 @@ fn strict_exits_3_on_findings_only() {
         "open.jsonl",
         format!("{META}\n{{\"type\":\"turn_started\",\"turn_id\":\"t\"}}\n"),
     );
-    for args in [
+    let strict = [
         &["replay", "--strict"][..],
         &["repair-view", "--strict"],
         &["replay", "--report", "--strict"],
-    ] {
+    ];
+    for args in strict {
         rollcall().args(args).arg(&clean).assert().code(0);
         rollcall().args(args).arg(&broken).assert().code(3);
         rollcall().args(args).arg(&open).assert().code(3);
@@ -150,11 +151,7 @@ fn strict_exits_3_on_findings_only() {
         "crash_between_tool_use_and_result",
         "0002-4000-8000-000000000000",
     );
-    for args in [
-        &["replay", "--strict"][..],
-        &["repair-view", "--strict"],
-        &["replay", "--report", "--strict"],
-    ] {
+    for args in strict {
         rollcall().args(args).arg(&clean).assert().code(0);
         rollcall().args(args).arg(&open).assert().code(3);
     }
