@@ -426,8 +426,13 @@ impl Fields {
     /// Reads the members of the object at the parser's position; returns its range.
     pub fn read(p: &mut Parser<'_>) -> json::Result<(Fields, Range<usize>)> {
         let mut f = Fields::default();
-        let range = p.object(|p, key| f.member(p, key))?;
+        let range = f.read_into(p)?;
         Ok((f, range))
+    }
+
+    /// [`Fields::read`] into these fields (a read in place moves no 480 bytes around).
+    pub fn read_into(&mut self, p: &mut Parser<'_>) -> json::Result<Range<usize>> {
+        p.object(|p, key| self.member(p, key))
     }
 
     /// Reads the value of member `key` at the parser's position if it is one of ours; returns

@@ -130,9 +130,17 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
         p.value().and_then(|_| p.end()).map_err(invalid)?;
         return Err(ParseError::NotObject);
     }
-    let mut top = Fields::default();
-    let mut payload = None;
-    let mut nested_item = None;
+    // Read in place: a line's members are three `Fields` of 480 bytes, which moving from walk
+    // to walk cost as much as a short line's scan.
+    let mut line = Line {
+        text,
+        at,
+        top: Fields::default(),
+        payload: None,
+        item: None,
+        walked: Vec::new(),
+    };
+    let (top, payload, nested_item) = (&mut line.top, &mut line.payload, &mut line.item);
     let mut record_type = None;
     let mut ordinal = None;
     let whole = p
@@ -145,11 +153,11 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
                 // Codex writes the record's type first: a response item is checked against its
                 // typed item as it is read, not walked a second time.
                 let item = json::string_at(text, &top.kind).as_deref() == Some("response_item");
-                payload = Some(Nested::read(p, item)?);
+                Nested::read(p, item, payload)?;
                 Ok(true)
             }
             "item" => {
-                nested_item = Some(Nested::read(p, false)?);
+                Nested::read(p, false, nested_item)?;
                 Ok(true)
             }
             "record_type" if pre_envelope => {
@@ -160,14 +168,7 @@ fn parse(line: &[u8], at: u64, pre_envelope: bool) -> Result<Classified, ParseEr
         })
         .and_then(|r| p.end().map(|()| r))
         .map_err(invalid)?;
-    let line = Line {
-        text,
-        at,
-        top,
-        payload,
-        item: nested_item,
-        walked: p.long_strings(),
-    };
+    line.walked = p.long_strings();
     // A paginated record's position: a whole number (anything else counts as none).
     let ordinal = ordinal.and_then(|r| text[r].parse::<u64>().ok());
     let (spelling, record) = if pre_envelope {
@@ -203,27 +204,28 @@ struct Nested {
 }
 
 impl Nested {
-    /// The value at the parser; `item`: it is expected to be a Codex item, checked on the way.
-    fn read(p: &mut Parser<'_>, item: bool) -> json::Result<Nested> {
+    /// Reads the value at the parser into `slot`; `item`: it is expected to be a Codex item,
+    /// checked on the way.
+    fn read(p: &mut Parser<'_>, item: bool, slot: &mut Option<Nested>) -> json::Result<()> {
         if p.peek() != Some(b'{') {
-            return Ok(Nested {
+            *slot = Some(Nested {
                 range: p.value()?,
                 fields: None,
                 typed: None,
             });
+            return Ok(());
         }
-        let (fields, range, typed) = match item {
-            true => typed::read(p)?,
-            false => {
-                let (fields, range) = Fields::read(p)?;
-                (fields, range, None)
-            }
+        let nested = slot.insert(Nested {
+            range: 0..0,
+            fields: None,
+            typed: None,
+        });
+        let fields = nested.fields.insert(Fields::default());
+        (nested.range, nested.typed) = match item {
+            true => typed::read(p, fields)?,
+            false => (fields.read_into(p)?, None),
         };
-        Ok(Nested {
-            range,
-            fields: Some(fields),
-            typed,
-        })
+        Ok(())
     }
 }
 
@@ -579,12 +581,10 @@ impl Line<'_> {
                 }
                 return Ok(false);
             }
-            let (fields, at, checked) = match typed {
-                true => typed::read(p)?,
-                false => {
-                    let (fields, at) = Fields::read(p)?;
-                    (fields, at, None)
-                }
+            let mut fields = Fields::default();
+            let (at, checked) = match typed {
+                true => typed::read(p, &mut fields)?,
+                false => (fields.read_into(p)?, None),
             };
             let new = match new_item(self, &at, &fields, checked, origin, true) {
                 Candidate::Item(item) => item,

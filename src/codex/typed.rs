@@ -49,13 +49,15 @@ pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKi
     }
 }
 
-/// Reads the members of the item object at the parser, as [`Fields::read`] does, and in the
-/// same walk makes Codex's typed check of it, when its `type` comes first (as Codex writes it):
-/// the classifier walks an item once. The check is `None` when the type does not come first, is
+/// Reads the members of the item object at the parser into `f`, as [`Fields::read`] does, and
+/// in the same walk makes Codex's typed check of it, when its `type` comes first (as Codex
+/// writes it): the classifier walks an item once. The check is `None` when the type does not come first, is
 /// given twice (the last one counts), or is none Codex knows: [`check`] then answers alone.
-pub(crate) fn read(p: &mut Parser<'_>) -> json::Result<(Fields, Range<usize>, Option<Typed>)> {
+pub(crate) fn read(
+    p: &mut Parser<'_>,
+    f: &mut Fields,
+) -> json::Result<(Range<usize>, Option<Typed>)> {
     let text = p.text();
-    let mut f = Fields::default();
     let mut check: Option<Check<'_>> = None;
     let mut first = true;
     let range = p.object(|p, key| {
@@ -86,7 +88,7 @@ pub(crate) fn read(p: &mut Parser<'_>) -> json::Result<(Fields, Range<usize>, Op
         }
         Ok(true)
     })?;
-    Ok((f, range, check.map(Check::finish)))
+    Ok((range, check.map(Check::finish)))
 }
 
 /// Codex's typed check of an item, member by member, as another walk of the item meets them
@@ -1204,7 +1206,8 @@ mod tests {
     fn the_check_made_while_reading_agrees_with_the_check_alone() {
         let answer = |text: &str| {
             let mut p = Parser::new(text);
-            let read = read(&mut p).expect("valid JSON").2;
+            let mut fields = Fields::default();
+            let read = read(&mut p, &mut fields).expect("valid JSON").1;
             let kind = json::member(text, 0, "type")
                 .and_then(|r| json::string_at(text, &Some(r)))
                 .map_or(ItemKind::Other, |k| ItemKind::from_type(&k));
