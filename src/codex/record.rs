@@ -221,11 +221,21 @@ impl Nested {
             typed: None,
         });
         let fields = nested.fields.insert(Fields::default());
-        (nested.range, nested.typed) = match item {
-            true => typed::read(p, fields)?,
-            false => (fields.read_into(p)?, None),
-        };
+        (nested.range, nested.typed) = read_fields(p, fields, item)?;
         Ok(())
+    }
+}
+
+/// Reads the members of the object at the parser into `f`; with `check`, also makes Codex's
+/// typed check of it on the way (see [`typed::read`]). Returns the object's range and the check.
+fn read_fields(
+    p: &mut Parser<'_>,
+    f: &mut Fields,
+    check: bool,
+) -> json::Result<(Range<usize>, Option<Typed>)> {
+    match check {
+        true => typed::read(p, f),
+        false => Ok((f.read_into(p)?, None)),
     }
 }
 
@@ -582,10 +592,7 @@ impl Line<'_> {
                 return Ok(false);
             }
             let mut fields = Fields::default();
-            let (at, checked) = match typed {
-                true => typed::read(p, &mut fields)?,
-                false => (fields.read_into(p)?, None),
-            };
+            let (at, checked) = read_fields(p, &mut fields, typed)?;
             let new = match new_item(self, &at, &fields, checked, origin, true) {
                 Candidate::Item(item) => item,
                 Candidate::Filtered => return Ok(true),
@@ -644,11 +651,10 @@ enum Candidate {
 }
 
 /// The header of the item at `range` of `text` (a line starting at `line_at`), whose members
-/// are `f`. `origin` holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`]);
-/// `replacement` says it is read from a replacement history, which Codex installs as it is,
-/// system messages included.
-/// The item `f` reads at `range`; `checked`: Codex's typed check of it, when the walk that read
-/// it made one.
+/// are `f`; `checked`: Codex's typed check of it, when the walk that read it made one. `origin`
+/// holds the flags of where it came from ([`Flags::APPENDED`], [`Flags::CODEX`]); `replacement`
+/// says it is read from a replacement history, which Codex installs as it is, system messages
+/// included.
 fn new_item(
     line: &Line<'_>,
     range: &Range<usize>,

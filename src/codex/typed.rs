@@ -29,15 +29,7 @@ pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKi
     let Some(schema) = schema(kind) else {
         return Typed::Other;
     };
-    let mut w = Walk {
-        text,
-        known: walked,
-        out: None,
-        passthrough: true,
-        lite: false,
-        saw_passthrough: false,
-        retag: false,
-    };
+    let mut w = Walk::checking(text, walked);
     let mut p = Parser::knowing(text, walked);
     p.seek(at);
     match w.object(&mut p, schema) {
@@ -51,8 +43,9 @@ pub(crate) fn check(text: &str, walked: &[json::Walked], at: usize, kind: ItemKi
 
 /// Reads the members of the item object at the parser into `f`, as [`Fields::read`] does, and
 /// in the same walk makes Codex's typed check of it, when its `type` comes first (as Codex
-/// writes it): the classifier walks an item once. The check is `None` when the type does not come first, is
-/// given twice (the last one counts), or is none Codex knows: [`check`] then answers alone.
+/// writes it): the classifier walks an item once. The check is `None` when the type does not
+/// come first, is given twice (the last one counts), or is none Codex knows: [`check`] then
+/// answers alone.
 pub(crate) fn read(
     p: &mut Parser<'_>,
     f: &mut Fields,
@@ -105,15 +98,7 @@ impl<'t> Check<'t> {
     /// A check of an item of `kind` in `text`; `None` for a type Codex does not know.
     fn new(text: &'t str, kind: ItemKind) -> Option<Check<'t>> {
         Some(Check {
-            walk: Walk {
-                text,
-                known: &[],
-                out: None,
-                passthrough: true,
-                lite: false,
-                saw_passthrough: false,
-                retag: false,
-            },
+            walk: Walk::checking(text, &[]),
             members: schema(kind)?,
             seen: 0,
             changed: false,
@@ -710,6 +695,22 @@ fn first_tag(text: &str, at: usize) -> Option<&str> {
     let rest = text.get(at..)?.strip_prefix(r#"{"type":""#)?;
     let tag = &rest[..rest.find('"')?];
     (!tag.contains('\\')).then_some(tag)
+}
+
+impl<'t> Walk<'t, 'static> {
+    /// A walk that only checks `text` (whose long strings a walk found valid at `known`), as
+    /// Codex's own provider sends it: passthrough metadata is looked at, nothing is written.
+    fn checking(text: &'t str, known: &'t [json::Walked]) -> Walk<'t, 'static> {
+        Walk {
+            text,
+            known,
+            out: None,
+            passthrough: true,
+            lite: false,
+            saw_passthrough: false,
+            retag: false,
+        }
+    }
 }
 
 impl Walk<'_, '_> {
