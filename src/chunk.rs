@@ -110,8 +110,8 @@ impl Chunk {
     }
 }
 
-/// Where the lines of `bytes` (whole lines, the last perhaps without its `\n`) end, up to
-/// [`MAX_LINES`] of them; the bytes they take, and whether a line ends in `\r\n`.
+/// Where the lines of `bytes` (whole lines, each ending in `\n`) end, up to [`MAX_LINES`] of
+/// them; the bytes they take, and whether a line ends in `\r\n`.
 fn line_ends(bytes: &[u8], ends: &mut Vec<u32>) -> (usize, bool) {
     let mut returns = false;
     for end in memchr::memchr_iter(b'\n', bytes) {
@@ -120,10 +120,6 @@ fn line_ends(bytes: &[u8], ends: &mut Vec<u32>) -> (usize, bool) {
         if ends.len() == MAX_LINES {
             return (end + 1, returns);
         }
-    }
-    if ends.last().map_or(0, |&e| e as usize + 1) < bytes.len() {
-        ends.push(bytes.len() as u32);
-        returns |= bytes.ends_with(b"\r");
     }
     (bytes.len(), returns)
 }
@@ -248,14 +244,14 @@ impl<R: Read> Chunker<R> {
                 }
                 self.at += filled as u64;
                 // No `\n` anywhere in it: one line the input ends inside.
+                let returns = buf[..filled].ends_with(b"\r");
                 return Ok(Some(Piece::Lines(Chunk {
                     buf,
                     len: filled,
                     at,
                     unterminated: true,
                     ends: vec![filled as u32],
-                    // One line: `line` looks at its last byte.
-                    returns: true,
+                    returns,
                 })));
             }
             if filled > self.max_line {

@@ -49,21 +49,21 @@ pub(crate) struct Strings {
     hasher: std::hash::RandomState,
 }
 
-/// The `i`th string of an arena whose strings end at `ends`.
-fn nth<'a>(bytes: &'a [u8], ends: &[u64], i: u32) -> &'a [u8] {
-    let i = i as usize;
-    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    &bytes[start..ends[i] as usize]
-}
-
 impl Strings {
+    /// The `index`th string.
     pub fn get(&self, index: u32) -> &[u8] {
-        nth(&self.bytes, &self.ends, index)
+        let i = index as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
     }
 
     /// The index of `key`, if it is there.
     pub fn find(&self, key: &[u8]) -> Option<u32> {
-        let hash = self.hasher.hash_one(key);
+        self.find_hashed(key, self.hasher.hash_one(key))
+    }
+
+    /// [`Strings::find`] of a key whose hash is `hash`.
+    fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
         let same = |&i: &u32| self.hashes[i as usize] == hash && self.get(i) == key;
         self.table.find(hash, same).copied()
     }
@@ -83,22 +83,16 @@ impl Strings {
             }
         }
         let hash = self.hasher.hash_one(key);
-        let Strings {
-            bytes,
-            ends,
-            hashes,
-            table,
-            ..
-        } = self;
-        let same = |&i: &u32| hashes[i as usize] == hash && nth(bytes, ends, i) == key;
-        if let Some(&index) = table.find(hash, same) {
+        if let Some(index) = self.find_hashed(key, hash) {
             return index;
         }
-        let index = ends.len() as u32;
-        bytes.extend_from_slice(key);
-        ends.push(bytes.len() as u64);
-        hashes.push(hash);
-        table.insert_unique(hash, index, |&i| hashes[i as usize]);
+        let index = newest;
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len() as u64);
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.table
+            .insert_unique(hash, index, |&i| hashes[i as usize]);
         index
     }
 

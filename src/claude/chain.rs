@@ -372,29 +372,19 @@ impl pipeline::Fold for Fold {
             }
         }
         let id = |id| id_bytes(chunk, line, id);
+        // An id interned among `strings`, `NONE` for none.
+        let interned = |strings: &mut Strings, i| id(i).map_or(NONE, |i| strings.intern(&i));
         let Some(uuid) = id(&entry.uuid) else {
             return;
         };
         let uuid = state.uuids.intern(&uuid);
-        let parent = match id(&entry.parent) {
-            Some(parent) => state.uuids.intern(&parent),
-            None => NONE,
-        };
+        let parent = interned(&mut state.uuids, &entry.parent);
         self.node_of.resize(state.uuids.len(), NONE);
-        let message_id = match id(&entry.message_id) {
-            Some(id) => state.message_ids.intern(&id),
-            None => NONE,
-        };
-        let model = match id(&entry.model) {
-            Some(model) => state.models.intern(&model),
-            None => NONE,
-        };
+        let message_id = interned(&mut state.message_ids, &entry.message_id);
+        let model = interned(&mut state.models, &entry.model);
         let facts_at = state.facts.len() as u32;
         for (fact, block_id) in &entry.blocks {
-            let block_id = match id(block_id) {
-                Some(block_id) => state.tool_ids.intern(&block_id),
-                None => NONE,
-            };
+            let block_id = interned(&mut state.tool_ids, block_id);
             state.facts.push(fact.with_id(block_id));
         }
         let node = Node {

@@ -219,7 +219,7 @@ pub(crate) fn local_of(text: &str, meta: bool) -> Local {
 /// The edits a tool use needs: `Task` is sent as `Agent`; a `SendMessage` input with `to` and
 /// `message` loses its legacy `type`, `recipient` and `content`.
 fn tool_use_edits(text: &str, b: &Block) -> u8 {
-    match name_of(text, &b.name).as_deref() {
+    match json::string_at(text, &b.name).as_deref() {
         Some("Task") => RENAME,
         Some("SendMessage") => {
             let Some(input) = &b.input else {
@@ -245,15 +245,6 @@ fn tool_use_edits(text: &str, b: &Block) -> u8 {
             }
         }
         _ => 0,
-    }
-}
-
-/// A tool use's name, borrowed unless it holds an escape.
-fn name_of<'t>(text: &'t str, range: &Option<Range<usize>>) -> Option<Cow<'t, str>> {
-    let raw = &text[range.clone()?];
-    match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-        Some(inner) if !inner.contains('\\') => Some(Cow::Borrowed(inner)),
-        _ => json::string_at(text, range),
     }
 }
 
