@@ -686,7 +686,8 @@ fn decoded_len_of(inner: &[u8]) -> usize {
 /// The ends of what the raw JSON string `raw` (quotes included) decodes to, `len` bytes in all,
 /// as Codex's truncation keeps them: the longest head of whole characters within `left` bytes,
 /// and the longest tail of whole characters within `right` bytes that starts at or after the
-/// head's end. Only the ends are decoded; the bytes between are stepped over, escape by escape.
+/// head's end. Only the ends are decoded: once the head is found, the walk jumps to near the
+/// tail (see [`near_tail`]) instead of stepping over the bytes between, escape by escape.
 pub fn decode_ends(raw: &str, len: usize, left: usize, right: usize) -> Option<(String, String)> {
     decode_ends_jumping(raw, len, left, right, JUMP)
 }
