@@ -4,7 +4,7 @@
 //! replaying a log should cost no more than validating it.
 //!
 //! `cargo run --release --example serde_floor -- FILE` prints (to stderr) the line count and how many lines
-//! were not valid JSON. The reading thread hands 4 MiB chunks ending on a line boundary to one
+//! were not valid JSON. The reading thread hands 1 MiB chunks ending on a line boundary to one
 //! validator per core (`serde_json::from_slice::<IgnoredAny>` per line, a full strict parse that
 //! builds nothing); a line longer than a chunk grows the chunk. Buffers go back to the reader to
 //! be filled again, so steady state allocates nothing, as in rollcall.
@@ -17,7 +17,7 @@ use std::thread;
 
 use serde::de::IgnoredAny;
 
-const CHUNK_BYTES: usize = 4 << 20;
+const CHUNK_BYTES: usize = 1 << 20;
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args_os().nth(1) else {

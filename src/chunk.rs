@@ -9,8 +9,13 @@ use std::ops::Range;
 use crate::findings::ParseError;
 
 /// How many bytes a chunk aims for. Large enough to amortise thread hand-offs, small enough that
-/// a report over a gigabyte stays within a few tens of megabytes.
-pub(crate) const CHUNK_BYTES: usize = 4 << 20;
+/// the chunks in flight stay near the cores' caches: 1 MiB read a 1 GiB rollout as fast as 4 MiB
+/// did, or a little faster, with peak memory 40 → 25 MiB.
+pub(crate) const CHUNK_BYTES: usize = 1 << 20;
+
+/// A line that outgrows this much of a read is judged on its first bytes (see
+/// [`Chunker::next_piece`]).
+const JUDGE_BYTES: usize = 4 << 20;
 
 /// The most lines in one chunk.
 pub(crate) const MAX_LINES: usize = 1 << 15;
@@ -154,6 +159,8 @@ pub(crate) struct Chunker<R> {
     /// The buffer handed in when there was nothing left to read, for the caller to keep.
     spare: Vec<u8>,
     chunk_bytes: usize,
+    /// A line that outgrows this much is judged on its first bytes.
+    judge_at: usize,
     max_line: usize,
     /// Stop at a long line instead of skipping it: the input may never end.
     endless: bool,
@@ -161,7 +168,10 @@ pub(crate) struct Chunker<R> {
 
 impl<R: Read> Chunker<R> {
     pub fn new(source: R, max_line: usize, bounded: bool) -> Self {
-        Self::with_chunk_bytes(source, CHUNK_BYTES, max_line, bounded)
+        Chunker {
+            judge_at: JUDGE_BYTES,
+            ..Self::with_chunk_bytes(source, CHUNK_BYTES, max_line, bounded)
+        }
     }
 
     pub fn with_chunk_bytes(source: R, chunk_bytes: usize, max_line: usize, bounded: bool) -> Self {
@@ -175,6 +185,7 @@ impl<R: Read> Chunker<R> {
             dense: false,
             spare: Vec::new(),
             chunk_bytes: chunk_bytes.max(1),
+            judge_at: chunk_bytes.max(1),
             max_line: max_line.max(1),
             endless: !bounded,
         }
@@ -257,9 +268,9 @@ impl<R: Read> Chunker<R> {
             if filled > self.max_line {
                 return self.skip_long_line(buf, filled, None).map(Some);
             }
-            // A line outgrows a chunk: if its first bytes already make it no record, it is
+            // A line outgrows a read: if its first bytes already make it no record, it is
             // skipped like an overlong one instead of being held (`/dev/zero`, binary junk).
-            if filled >= self.chunk_bytes && !judged {
+            if filled >= self.judge_at && !judged {
                 judged = true;
                 if let Some(reason) = early_verdict(&buf[..filled]) {
                     return self.skip_long_line(buf, filled, Some(reason)).map(Some);
