@@ -9,8 +9,8 @@ use std::ops::Range;
 use crate::findings::ParseError;
 
 /// How many bytes a chunk aims for. Large enough to amortise thread hand-offs, small enough that
-/// the chunks in flight stay near the cores' caches: 1 MiB read a 1 GiB rollout as fast as 4 MiB
-/// did, or a little faster, with peak memory 40 → 25 MiB.
+/// the chunks in flight cost little memory: 1 MiB read a 1 GiB rollout as fast as 4 MiB did,
+/// with peak memory 40 → 25 MiB.
 pub(crate) const CHUNK_BYTES: usize = 1 << 20;
 
 /// A line that outgrows this much of a read is judged on its first bytes (see
