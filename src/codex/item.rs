@@ -430,6 +430,13 @@ impl Fields {
         Ok((f, range))
     }
 
+    /// The members of the object `text` is, stepping over the long strings a walk found in it
+    /// (`known`, or none); none when it is no object.
+    pub fn of(text: &str, known: &[json::Walked]) -> Fields {
+        let mut p = Parser::knowing(text, known);
+        Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default()
+    }
+
     /// [`Fields::read`] into these fields (a read in place moves no 480 bytes around).
     pub fn read_into(&mut self, p: &mut Parser<'_>) -> json::Result<Range<usize>> {
         p.object(|p, key| self.member(p, key))

@@ -142,7 +142,7 @@ pub(crate) fn default_counts(
             true => text,
             false => std::str::from_utf8(&out).unwrap_or_default(),
         };
-        let f = fields(text);
+        let f = Fields::of(text, &[]);
         let value = if item.kind == ItemKind::Message {
             &f.content
         } else {
@@ -225,19 +225,12 @@ pub(crate) fn prepare(
 }
 
 /// The members of an item's text.
-fn fields(text: &str) -> Fields {
-    let mut p = Parser::new(text);
-    Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default()
-}
-
 /// The members of an item's text, and where its long strings are: the walks after this one step
 /// over them (an image's base64 is most of its item). When a walk found them already
 /// (`known`), the text is walked stepping over them.
 fn fields_walked<'k>(text: &str, known: &'k [json::Walked]) -> (Fields, Cow<'k, [json::Walked]>) {
     if !known.is_empty() {
-        let mut p = Parser::knowing(text, known);
-        let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
-        return (fields, Cow::Borrowed(known));
+        return (Fields::of(text, known), Cow::Borrowed(known));
     }
     let mut p = Parser::remembering(text);
     let fields = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();

@@ -15,7 +15,7 @@ use super::prep::{self, Prep};
 use super::truncate::Policy;
 use super::typed;
 use super::words;
-use crate::json::{self, Parser};
+use crate::json;
 use crate::source::SpanReader;
 use crate::view::{Change, Entry, Origin, PromptView, Shape, Sink, part_steps};
 
@@ -242,7 +242,7 @@ impl<'s> View<'s> {
                 Form::Summary => replaced.push(0),
                 Form::Owned => {
                     let text = std::str::from_utf8(&out[start..]).unwrap_or_default();
-                    let f = fields_of(text);
+                    let f = Fields::of(text, &[]);
                     for (index, part) in parts::parts(text, &[], &f.content).iter().enumerate() {
                         let body = part.text(text).unwrap_or_default();
                         if body.starts_with('…') && body.ends_with(" truncated…") {
@@ -318,15 +318,9 @@ impl<'s> View<'s> {
     }
 }
 
-/// The members of an item's JSON text.
-pub(crate) fn fields_of(text: &str) -> Fields {
-    let mut p = Parser::new(text);
-    Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default()
-}
-
 /// The non-empty string `id` of a call, which names its synthetic output.
 pub(crate) fn call_item_id(call: &str) -> Option<String> {
-    let f = fields_of(call);
+    let f = Fields::of(call, &[]);
     json::string_at(call, &f.id)
         .filter(|id| !id.is_empty())
         .map(|id| id.into_owned())
@@ -335,7 +329,7 @@ pub(crate) fn call_item_id(call: &str) -> Option<String> {
 /// The `"aborted"` output that stands in for the missing one of `call`.
 pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
     let call = std::str::from_utf8(call).unwrap_or_default();
-    let f = fields_of(call);
+    let f = Fields::of(call, &[]);
     // The call id as the call spelled it, so that it pairs byte for byte.
     let call_id = super::item::raw(call, &f.call_id).unwrap_or("null");
     let id = match call_item_id(call) {
@@ -359,7 +353,7 @@ pub(crate) fn synthetic_output(call: &[u8], family: Family, out: &mut Vec<u8>) {
 /// with gpt-5.6-sol and gpt-6.1-sol): `harness` for a placeholder, `unknown` for the others.
 /// Content item metadata the log already has is sent as it is. Returns whether it added any.
 fn provenance(text: &str, replaced: &[u32], out: &mut Vec<u8>) -> bool {
-    let f = fields_of(text);
+    let f = Fields::of(text, &[]);
     let passthrough = json::member(text, 0, "internal_chat_message_metadata_passthrough")
         .filter(|range| text[range.clone()].starts_with('{'));
     let logged = passthrough
@@ -417,8 +411,7 @@ fn replace_media(
     changes: &mut Changes,
     out: &mut Vec<u8>,
 ) {
-    let mut p = Parser::knowing(text, known);
-    let f = Fields::read(&mut p).map(|(f, _)| f).unwrap_or_default();
+    let f = Fields::of(text, known);
     let mut edits: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     let parts = match item.kind {
         ItemKind::Message => &f.content,
@@ -542,7 +535,7 @@ impl PromptView for View<'_> {
                 Step::Drop(i) => {
                     tally.dropped += 1;
                     self.item_text(history[i], reader, &mut text)?;
-                    let f = fields_of(std::str::from_utf8(&text).unwrap_or_default());
+                    let f = Fields::of(std::str::from_utf8(&text).unwrap_or_default(), &[]);
                     let name = std::str::from_utf8(&text)
                         .ok()
                         .and_then(|t| json::string_at(t, &f.kind).map(|n| n.into_owned()))

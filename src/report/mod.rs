@@ -446,7 +446,7 @@ fn codex_repairs(
                 let mut text = Vec::new();
                 view.item_text(item, &mut reader, &mut text)?;
                 let text = String::from_utf8_lossy(&text);
-                let fields = codex::view::fields_of(&text);
+                let fields = codex::item::Fields::of(&text, &[]);
                 let kind = json::string_at(&text, &fields.kind).unwrap_or_default();
                 media.dropped_items.push(DroppedItem {
                     kind: kind.into_owned(),
