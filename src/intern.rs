@@ -73,8 +73,9 @@ impl Strings {
         // Ids are asked for soon after they are added (an entry names the one before it as its
         // parent; an output follows its call): the newest two strings are tried first, at the
         // arena's end, without hashing the key.
-        let newest = self.ends.len() as u32;
-        for index in [newest.checked_sub(1), newest.checked_sub(2)]
+        // The index a new string gets.
+        let next = self.ends.len() as u32;
+        for index in [next.checked_sub(1), next.checked_sub(2)]
             .into_iter()
             .flatten()
         {
@@ -86,7 +87,7 @@ impl Strings {
         if let Some(index) = self.find_hashed(key, hash) {
             return index;
         }
-        let index = newest;
+        let index = next;
         self.bytes.extend_from_slice(key);
         self.ends.push(self.bytes.len() as u64);
         self.hashes.push(hash);
