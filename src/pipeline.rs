@@ -260,7 +260,7 @@ fn classify_run<C: Classify>(
     max_line: usize,
 ) -> Run<C::Record> {
     let first = lines.start;
-    let mut parsed = Vec::new();
+    let mut parsed = Vec::with_capacity(lines.len());
     for i in lines.clone() {
         let (in_chunk, line) = chunk.line(i);
         if chunk::is_blank(line) {
