@@ -376,8 +376,16 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
         } else if results_only {
             entry.flags |= Line::RESULTS_ONLY;
         }
+        message.blocks.clear();
+        BLOCKS.set(message.blocks);
     }
     Ok(entry)
+}
+
+thread_local! {
+    /// The vector a message's blocks are walked into, kept for the next line classified on this
+    /// thread (it was an allocation a message, freed again before the line's record was done).
+    static BLOCKS: std::cell::Cell<Vec<Block>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// What the classifier reads of a message.
@@ -392,7 +400,7 @@ struct Message {
 /// What the classifier reads of the message object the parser is at, walked in place.
 fn read_message(p: &mut Parser<'_>, text: &str) -> json::Result<Message> {
     let (mut id, mut content, mut model) = (None, None, None);
-    let mut blocks = Vec::new();
+    let mut blocks = BLOCKS.take();
     p.object(|p, key| {
         match &*key.name() {
             "id" => id = Some(p.value()?),
