@@ -63,13 +63,34 @@ pub(crate) enum Body {
     /// A result for the tool use at `node`/`index` the history ends with.
     Interrupted,
     /// A text block of Claude Code's own words.
-    Text(&'static str),
+    Text(Said),
     /// A text block of `View::texts[i]` (a rendered attachment, a local command).
     Owned(u32),
 }
 
-/// Where a block of the view comes from, and what the rules do to it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The texts Claude Code writes into a view as blocks of their own (a block names one in a
+/// byte, not a `&str`: a view holds a block for every block of the history).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Said {
+    ToolLoaded,
+    NoResponse,
+    Orphaned,
+    NoContent,
+}
+
+impl Said {
+    pub fn text(self) -> &'static str {
+        match self {
+            Said::ToolLoaded => TOOL_LOADED,
+            Said::NoResponse => NO_RESPONSE,
+            Said::Orphaned => ORPHANED,
+            Said::NoContent => NO_CONTENT,
+        }
+    }
+}
+
+/// Where a block of the view comes from, and what the rules do to it: 28 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Block {
     pub node: u32,
     pub index: u32,
@@ -80,8 +101,9 @@ pub(crate) struct Block {
     /// `"\n"` appended to its text (to a tool result's last text part): another entry follows.
     pub newline: bool,
     pub edits: u8,
-    /// Reminders (`View::texts` indices) folded into this tool result.
-    pub folded: Vec<u32>,
+    /// The reminders folded into this tool result: `View::folds[folded]` (`NONE` for none, as
+    /// for all but a few blocks).
+    pub folded: u32,
 }
 
 impl Block {
@@ -94,7 +116,7 @@ impl Block {
             body,
             newline: false,
             edits: 0,
-            folded: Vec::new(),
+            folded: NONE,
         }
     }
 
@@ -173,6 +195,8 @@ pub(crate) struct View<'s> {
     pub messages: Vec<Message>,
     /// Texts of `Body::Owned` blocks.
     pub texts: Vec<Box<str>>,
+    /// The reminders folded into a tool result, as indices of `texts`, for each such result.
+    pub folds: Vec<Vec<u32>>,
     /// Ids of tool uses given a synthetic result (missing or interrupted), in order.
     pub missing: Vec<u32>,
     /// Ids of orphan results removed.
@@ -336,7 +360,8 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
                 block.edits = fact.edits;
                 item.blocks.push(block);
                 if fact.loaded() {
-                    item.blocks.push(Block::text(node, Body::Text(TOOL_LOADED)));
+                    item.blocks
+                        .push(Block::text(node, Body::Text(Said::ToolLoaded)));
                 }
                 continue;
             }
@@ -391,6 +416,7 @@ impl<'s> View<'s> {
             state,
             messages: Vec::new(),
             texts: Vec::new(),
+            folds: Vec::new(),
             missing: Vec::new(),
             orphans: Vec::new(),
             dropped: Vec::new(),
@@ -576,7 +602,7 @@ impl<'s> View<'s> {
                 out.push(Message {
                     role: Role::Assistant,
                     message_id: NONE,
-                    blocks: vec![Block::text(NONE, Body::Text(NO_RESPONSE))],
+                    blocks: vec![Block::text(NONE, Body::Text(Said::NoResponse))],
                     nodes: Vec::new(),
                     inserted: true,
                     notes: Vec::new(),
@@ -623,9 +649,14 @@ impl<'s> View<'s> {
                 {
                     // A reminder after a tool result goes into the result.
                     let folded = item.blocks.len() as u32;
+                    if result.folded == NONE {
+                        result.folded = self.folds.len() as u32;
+                        self.folds.push(Vec::new());
+                    }
+                    let into = &mut self.folds[result.folded as usize];
                     for b in item.blocks {
                         if let Body::Owned(at) = b.body {
-                            result.folded.push(at);
+                            into.push(at);
                         }
                     }
                     if result.edits & ENDS_IN_TEXT != 0 {
@@ -723,7 +754,7 @@ impl<'s> View<'s> {
                 kind: BlockKind::ToolResult,
                 body,
                 edits: 0,
-                ..b.clone()
+                ..*b
             });
         }
         (missing, interrupted)
@@ -793,7 +824,7 @@ impl<'s> View<'s> {
             if !removed.is_empty() {
                 let mut after_result = false;
                 m.blocks.retain(|b| {
-                    let keep = b.body != Body::Text(TOOL_LOADED) || after_result;
+                    let keep = b.body != Body::Text(Said::ToolLoaded) || after_result;
                     after_result = b.kind == BlockKind::ToolResult;
                     keep
                 });
@@ -801,9 +832,13 @@ impl<'s> View<'s> {
                 m.notes.push(Note::Orphans(removed));
             }
             if m.blocks.is_empty() {
-                let text = if at == 0 { ORPHANED } else { NO_CONTENT };
-                m.blocks.push(Block::text(NONE, Body::Text(text)));
-                m.notes.push(Note::Placeholder(text));
+                let said = if at == 0 {
+                    Said::Orphaned
+                } else {
+                    Said::NoContent
+                };
+                m.blocks.push(Block::text(NONE, Body::Text(said)));
+                m.notes.push(Note::Placeholder(said.text()));
             }
             after_uses = false;
         }
@@ -834,7 +869,7 @@ impl<'s> View<'s> {
         let mut i = 0;
         while let Some(b) = m.blocks.get(i) {
             let own = match b.body {
-                Body::Text(text) => Some(text),
+                Body::Text(said) => Some(said.text()),
                 Body::Owned(at) => Some(&*self.texts[at as usize]),
                 Body::Raw | Body::Missing | Body::Interrupted => None,
             };
@@ -897,7 +932,7 @@ impl<'s> View<'s> {
                 }
                 out.push(b'}');
             }
-            _ if b.edits & !ENDS_IN_TEXT == 0 && !b.newline && b.folded.is_empty() => {
+            _ if b.edits & !ENDS_IN_TEXT == 0 && !b.newline && b.folded == NONE => {
                 wire::write_js(raw.as_bytes(), out);
             }
             _ => match serde_json::from_str::<Value>(raw) {
@@ -956,8 +991,8 @@ impl<'s> View<'s> {
                 _ => {}
             }
         }
-        if !b.folded.is_empty() {
-            let texts = b.folded.iter().map(|&at| &*self.texts[at as usize]);
+        if let Some(folded) = self.folds.get(b.folded as usize) {
+            let texts = folded.iter().map(|&at| &*self.texts[at as usize]);
             match block.get_mut("content") {
                 Some(Value::String(content)) => {
                     for t in texts {
@@ -993,7 +1028,7 @@ fn join(m: &mut Message, next: BlockKind) {
     };
     let joins = last.kind == BlockKind::Text
         && next == BlockKind::Text
-        && last.body != Body::Text(TOOL_LOADED);
+        && last.body != Body::Text(Said::ToolLoaded);
     if joins && !last.newline {
         last.newline = true;
         match m.notes.iter_mut().find(|n| matches!(n, Note::Joined(_))) {
