@@ -865,7 +865,9 @@ impl<'s> View<'s> {
         reader: &mut SpanReader<'_>,
         out: &mut Vec<u8>,
     ) -> io::Result<()> {
-        out.extend_from_slice(format!(r#"{{"role":"{}","content":["#, m.role.name()).as_bytes());
+        out.extend_from_slice(br#"{"role":""#);
+        out.extend_from_slice(m.role.name().as_bytes());
+        out.extend_from_slice(br#"","content":["#);
         let mut i = 0;
         while let Some(b) = m.blocks.get(i) {
             let own = match b.body {
