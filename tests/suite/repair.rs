@@ -258,17 +258,22 @@ fn a_session_still_being_written_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let original = codex_home(dir.path());
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (started, writing) = std::sync::mpsc::channel();
+    // The writer appends without pause, and rollcall starts only once it has: a writer that
+    // slept between writes could, on a loaded machine, sleep through the whole read.
     let writer = {
         let (path, stop) = (original.clone(), stop.clone());
         std::thread::spawn(move || {
             use std::io::Write;
             let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
+            file.write_all(b"\n").unwrap();
+            started.send(()).unwrap();
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 file.write_all(b"\n").unwrap();
-                std::thread::sleep(std::time::Duration::from_micros(200));
             }
         })
     };
+    writing.recv().unwrap();
     let out = rollcall(dir.path())
         .arg("repair")
         .arg(&original)
