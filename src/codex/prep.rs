@@ -224,7 +224,6 @@ pub(crate) fn prepare(
     prepared
 }
 
-/// The members of an item's text.
 /// The members of an item's text, and where its long strings are: the walks after this one step
 /// over them (an image's base64 is most of its item). When a walk found them already
 /// (`known`), the text is walked stepping over them.
