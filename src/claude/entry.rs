@@ -376,11 +376,17 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
         } else if results_only {
             entry.flags |= Line::RESULTS_ONLY;
         }
-        message.blocks.clear();
-        BLOCKS.set(message.blocks);
+        if message.blocks.capacity() <= KEPT_BLOCKS {
+            message.blocks.clear();
+            BLOCKS.set(message.blocks);
+        }
     }
     Ok(entry)
 }
+
+/// The most blocks whose room [`BLOCKS`] keeps (~600 KiB): a message of more does not leave its
+/// vector behind on the thread once its line is done.
+const KEPT_BLOCKS: usize = 4096;
 
 thread_local! {
     /// The vector a message's blocks are walked into, kept for the next line classified on this
