@@ -259,17 +259,21 @@ fn a_session_still_being_written_is_refused() {
     let original = codex_home(dir.path());
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (started, writing) = std::sync::mpsc::channel();
-    // The writer appends without pause, and rollcall starts only once it has: a writer that
-    // slept between writes could, on a loaded machine, sleep through the whole read.
+    // The read must last long enough that the writer appends during it however loaded the
+    // machine is (a read of a few milliseconds fell between two of its turns on the CPU): 16 MiB
+    // of blank lines take a debug build a few tenths of a second. rollcall starts only once the
+    // writer has appended.
+    let mut file = fs::OpenOptions::new().append(true).open(&original).unwrap();
+    std::io::Write::write_all(&mut file, &vec![b'\n'; 16 << 20]).unwrap();
     let writer = {
-        let (path, stop) = (original.clone(), stop.clone());
+        let stop = stop.clone();
         std::thread::spawn(move || {
             use std::io::Write;
-            let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
             file.write_all(b"\n").unwrap();
             started.send(()).unwrap();
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 file.write_all(b"\n").unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(200));
             }
         })
     };
