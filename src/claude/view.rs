@@ -253,23 +253,47 @@ struct Item {
     message_id: u32,
     /// The assistant entry's `message.model` (index into `models`).
     model: u32,
-    blocks: Vec<Block>,
+    /// Its blocks: a range of the one vector of the history's blocks ([`Items::blocks`]). A
+    /// vector of each item's own was an allocation an entry, made on a drafting thread and
+    /// freed on this one.
+    blocks: std::ops::Range<u32>,
     local: Local,
     /// A user entry with a block that is neither a result nor local-command text.
     prompt: bool,
 }
 
 impl Item {
-    fn has_results(&self) -> bool {
-        self.blocks.iter().any(|b| b.kind == BlockKind::ToolResult)
+    /// Its blocks, among the history's `blocks`.
+    fn blocks_in<'b>(&self, blocks: &'b [Block]) -> &'b [Block] {
+        &blocks[self.blocks.start as usize..self.blocks.end as usize]
     }
+}
+
+/// The history's items, and their blocks one after another.
+#[derive(Default)]
+struct Items {
+    items: Vec<Item>,
+    blocks: Vec<Block>,
+}
+
+/// Keeps the blocks of `item` that `keep` says to keep, in order, among `blocks`.
+fn retain_blocks(blocks: &mut [Block], item: &mut Item, mut keep: impl FnMut(&Block) -> bool) {
+    let (start, end) = (item.blocks.start as usize, item.blocks.end as usize);
+    let mut kept = start;
+    for at in start..end {
+        if keep(&blocks[at]) {
+            blocks[kept] = blocks[at];
+            kept += 1;
+        }
+    }
+    item.blocks.end = kept as u32;
 }
 
 /// What one history entry gives the view, worked out on any thread: its item, if any, with its
 /// texts still its own ([`View::adopt`] owns them, in history order).
 struct Draft {
     node: u32,
-    /// Its `Body::Owned` blocks index `texts`.
+    /// Its blocks are in its part's ([`Part`]), and those `Body::Owned` index `texts`.
     item: Option<Item>,
     texts: Vec<String>,
     /// An assistant entry's model, and whether it is the history's model so far.
@@ -278,10 +302,22 @@ struct Draft {
     blanks: u32,
 }
 
-/// The draft of history node `node`'s entry (see [`Draft`]). A message is drafted from the
-/// facts the classifier told of its blocks; only an attachment that can render a reminder, and
-/// a local command, are read again.
-fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Draft> {
+/// The drafts of a part of the history, and their items' blocks.
+#[derive(Default)]
+struct Part {
+    drafts: Vec<Draft>,
+    blocks: Vec<Block>,
+}
+
+/// The draft of history node `node`'s entry (see [`Draft`]), its blocks added to `blocks`. A
+/// message is drafted from the facts the classifier told of its blocks; only an attachment that
+/// can render a reminder, and a local command, are read again.
+fn draft(
+    state: &State,
+    node: u32,
+    reader: &mut SpanReader<'_>,
+    blocks: &mut Vec<Block>,
+) -> io::Result<Draft> {
     let n = &state.nodes[node as usize];
     let mut draft = Draft {
         node,
@@ -295,13 +331,14 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
     if !(n.has(Line::MESSAGE) || n.has(Line::RENDERS) || local_command) {
         return Ok(draft);
     }
+    let start = blocks.len() as u32;
     let mut item = Item {
         role: Role::User,
         kind: ItemKind::Message,
         node,
         message_id: n.message_id,
         model: NONE,
-        blocks: Vec::new(),
+        blocks: start..start,
         local: Local::None,
         prompt: false,
     };
@@ -317,9 +354,10 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         };
         for text in attach::render_at(text, r) {
             let body = own(&mut draft.texts, text);
-            item.blocks.push(Block::text(node, body));
+            blocks.push(Block::text(node, body));
         }
         item.kind = ItemKind::Attachment;
+        item.blocks.end = blocks.len() as u32;
         draft.item = (!item.blocks.is_empty()).then_some(item);
         return Ok(draft);
     }
@@ -332,7 +370,8 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         item.local = local_of(&text, false);
         item.prompt = item.local == Local::None;
         let body = own(&mut draft.texts, text.into_owned());
-        item.blocks.push(Block::text(node, body));
+        blocks.push(Block::text(node, body));
+        item.blocks.end = blocks.len() as u32;
         draft.item = Some(item);
         return Ok(draft);
     }
@@ -347,7 +386,6 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
         }
     }
     let facts = state.facts(n);
-    item.blocks.reserve_exact(facts.len());
     for (index, fact) in facts.iter().enumerate() {
         let mut block = Block::new(node, index as u32, fact.kind, fact.id, Body::Raw);
         match (item.role, fact.kind) {
@@ -358,10 +396,9 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
             (Role::Assistant, BlockKind::ToolUse) => block.edits = fact.edits,
             (Role::User, BlockKind::ToolResult) => {
                 block.edits = fact.edits;
-                item.blocks.push(block);
+                blocks.push(block);
                 if fact.loaded() {
-                    item.blocks
-                        .push(Block::text(node, Body::Text(Said::ToolLoaded)));
+                    blocks.push(Block::text(node, Body::Text(Said::ToolLoaded)));
                 }
                 continue;
             }
@@ -375,8 +412,9 @@ fn draft(state: &State, node: u32, reader: &mut SpanReader<'_>) -> io::Result<Dr
             (Role::User, _) => item.prompt = true,
             _ => {}
         }
-        item.blocks.push(block);
+        blocks.push(block);
     }
+    item.blocks.end = blocks.len() as u32;
     if !(item.blocks.is_empty() && item.role == Role::Assistant) {
         draft.item = Some(item);
     }
@@ -425,7 +463,7 @@ impl<'s> View<'s> {
             history_messages: 0,
             trailing: Vec::new(),
         };
-        let mut items = Vec::new();
+        let mut items = Items::default();
         // The model of the history's last assistant entry, a whitespace-only one too (SPEC
         // §11.3 rule 9), though the view drops that one.
         let mut last_model = None;
@@ -441,12 +479,19 @@ impl<'s> View<'s> {
         };
         let work = |nodes: &[u32], reader: &mut SpanReader<'_>| {
             let mut exact = reader.sibling(0);
-            let drafts = nodes.iter().map(|&node| draft(state, node, &mut exact));
-            drafts.collect::<io::Result<Vec<Draft>>>()
+            let mut part = Part::default();
+            for &node in nodes {
+                let draft = draft(state, node, &mut exact, &mut part.blocks)?;
+                part.drafts.push(draft);
+            }
+            io::Result::Ok(part)
         };
-        let adopt = |drafts: Vec<Draft>| {
-            for draft in drafts {
-                items.extend(view.adopt(draft, &mut last_model));
+        let adopt = |part: Part| {
+            let shift = items.blocks.len() as u32;
+            items.blocks.extend(part.blocks);
+            for draft in part.drafts {
+                let item = view.adopt(draft, shift, &mut items.blocks, &mut last_model);
+                items.items.extend(item);
             }
             Ok(())
         };
@@ -454,7 +499,7 @@ impl<'s> View<'s> {
         let sizes = (part_bytes, crate::view::PART_STEPS);
         let parallel = crate::pipeline::threads_available();
         crate::view::in_parts(history, sizes, bytes, work, reader, parallel, adopt)?;
-        view.history_messages = count_messages(&items);
+        view.history_messages = count_messages(&items.items);
         view.incomplete = incomplete(&items);
         view.model = match model {
             Some(m) => m.to_string(),
@@ -464,15 +509,22 @@ impl<'s> View<'s> {
                 .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
         };
         let resuming = state.models.find(view.model.as_bytes());
-        let (items, quiet_end) = view.entry_rules(items, resuming);
+        let quiet_end = view.entry_rules(&mut items, resuming);
         view.plan(items, quiet_end);
         Ok(view)
     }
 
     /// Takes the next history entry's draft: owns its texts, notes what it drops, and gives its
-    /// item, if any. `last_model` becomes the model of an assistant entry (not an API error,
-    /// not `<synthetic>`), whether or not the view keeps the entry.
-    fn adopt(&mut self, draft: Draft, last_model: &mut Option<u32>) -> Option<Item> {
+    /// item, if any, its blocks `shift` further on in `blocks` than in its part. `last_model`
+    /// becomes the model of an assistant entry (not an API error, not `<synthetic>`), whether
+    /// or not the view keeps the entry.
+    fn adopt(
+        &mut self,
+        draft: Draft,
+        shift: u32,
+        blocks: &mut [Block],
+        last_model: &mut Option<u32>,
+    ) -> Option<Item> {
         let Draft {
             item,
             node,
@@ -491,8 +543,10 @@ impl<'s> View<'s> {
             .extend(texts.into_iter().map(String::into_boxed_str));
         let mut item = item?;
         item.model = model.map_or(NONE, |(m, _)| m);
+        item.blocks = item.blocks.start + shift..item.blocks.end + shift;
         if base > 0 {
-            for block in &mut item.blocks {
+            let range = item.blocks.start as usize..item.blocks.end as usize;
+            for block in &mut blocks[range] {
                 if let Body::Owned(at) = &mut block.body {
                     *at += base;
                 }
@@ -504,25 +558,27 @@ impl<'s> View<'s> {
     /// The rules that remove entries or blocks before anything merges: thinking of another
     /// model, unanswered tool uses not at the end, API error replies.
     /// Also says whether the end is one where the client adds no "No response requested.".
-    fn entry_rules(&mut self, mut items: Vec<Item>, resuming: Option<u32>) -> (Vec<Item>, bool) {
+    fn entry_rules(&mut self, items: &mut Items, resuming: Option<u32>) -> bool {
+        let Items { items, blocks } = items;
         for item in items.iter_mut().filter(|i| i.role == Role::Assistant) {
             if item.model != NONE && Some(item.model) == resuming {
                 continue;
             }
             let before = item.blocks.len();
-            item.blocks.retain(|b| b.kind != BlockKind::Thinking);
+            retain_blocks(blocks, item, |b| b.kind != BlockKind::Thinking);
             if item.blocks.len() < before {
                 self.dropped.push(Dropped::Thinking { node: item.node });
             }
         }
         items.retain(|i| !i.blocks.is_empty());
+        let of = |item: &Item| item.blocks_in(blocks);
         // Tool uses answered anywhere, and those of the response the history ends with.
         let ids = self.state.tool_ids.len();
         let mut answered = vec![false; ids];
         for b in items
             .iter()
             .filter(|i| i.role == Role::User)
-            .flat_map(|i| &i.blocks)
+            .flat_map(of)
             .filter(|b| b.kind == BlockKind::ToolResult && b.id != NONE)
         {
             answered[b.id as usize] = true;
@@ -535,7 +591,7 @@ impl<'s> View<'s> {
             let results_only = |i: &Item| {
                 i.kind == ItemKind::Attachment
                     || (i.role == Role::User
-                        && i.blocks.iter().all(|b| b.kind == BlockKind::ToolResult))
+                        && of(i).iter().all(|b| b.kind == BlockKind::ToolResult))
             };
             if items[last + 1..].iter().all(results_only) {
                 let id = items[last].message_id;
@@ -547,7 +603,7 @@ impl<'s> View<'s> {
                         break;
                     }
                     if item.role == Role::Assistant {
-                        for b in item.blocks.iter().filter(|b| b.kind == BlockKind::ToolUse) {
+                        for b in of(item).iter().filter(|b| b.kind == BlockKind::ToolUse) {
                             if b.id != NONE {
                                 trailing[b.id as usize] = true;
                             }
@@ -559,7 +615,7 @@ impl<'s> View<'s> {
         for item in items.iter_mut().filter(|i| i.role == Role::Assistant) {
             let dropped = &mut self.dropped;
             let node = item.node;
-            item.blocks.retain(|b| {
+            retain_blocks(blocks, item, |b| {
                 let keep = b.kind != BlockKind::ToolUse
                     || b.id == NONE
                     || answered[b.id as usize]
@@ -574,23 +630,22 @@ impl<'s> View<'s> {
         self.trailing = trailing;
         // The client decides on "No response requested." before it renders attachments and
         // drops API error replies: after either, it adds none.
-        let quiet_end =
-            items.last().is_some_and(|i| i.kind != ItemKind::Message) || ends_with_exit(&items);
-        (items, quiet_end)
+        items.last().is_some_and(|i| i.kind != ItemKind::Message) || ends_with_exit(items)
     }
 
     /// Steps 3–6 of the module's list: items to messages.
-    fn plan(&mut self, items: Vec<Item>, quiet_end: bool) {
-        let mut merged: Vec<Message> = Vec::with_capacity(items.len());
+    fn plan(&mut self, items: Items, quiet_end: bool) {
+        let mut merged: Vec<Message> = Vec::with_capacity(items.items.len());
         // The new turn's reminders land after the last assistant or tool result message too:
         // the prompt follows the history's last block directly only when that is a user entry.
         let mut prompt_joins = false;
-        attachments_moved_up(items, |item| {
+        let Items { items, blocks } = items;
+        attachments_moved_up(items, &blocks, |item| {
             prompt_joins = item.kind == ItemKind::Message && item.role == Role::User;
             if item.kind == ItemKind::ApiError {
                 self.dropped.push(Dropped::ApiError { node: item.node });
             } else {
-                self.merge(&mut merged, item);
+                self.merge(&mut merged, &item, item.blocks_in(&blocks));
             }
         });
         let mut out = self.paired(merged);
@@ -613,25 +668,24 @@ impl<'s> View<'s> {
         self.messages = out;
     }
 
-    /// Adds an item to the messages: a user item to a user message before it, an assistant
-    /// item to the assistant message of the same response.
-    fn merge(&mut self, messages: &mut Vec<Message>, item: Item) {
+    /// Adds an item, whose blocks are `blocks`, to the messages: a user item to a user message
+    /// before it, an assistant item to the assistant message of the same response.
+    fn merge(&mut self, messages: &mut Vec<Message>, item: &Item, blocks: &[Block]) {
         let mut notes = Vec::new();
         // Most items have no edit: their blocks are looked at once to tell.
-        if item
-            .blocks
+        if blocks
             .iter()
             .any(|b| b.edits & (RENAME | SEND_MESSAGE | TOOL_REFS) != 0)
         {
-            let renamed = count(&item.blocks, RENAME);
+            let renamed = count(blocks, RENAME);
             if renamed > 0 {
                 notes.push(Note::Renamed(renamed));
             }
-            let rewritten = count(&item.blocks, SEND_MESSAGE);
+            let rewritten = count(blocks, SEND_MESSAGE);
             if rewritten > 0 {
                 notes.push(Note::SendMessage(rewritten));
             }
-            let refs = count(&item.blocks, TOOL_REFS);
+            let refs = count(blocks, TOOL_REFS);
             if refs > 0 {
                 notes.push(Note::ToolRefs(refs));
             }
@@ -646,13 +700,13 @@ impl<'s> View<'s> {
                         .filter(|b| b.kind == BlockKind::ToolResult && b.body == Body::Raw)
                 {
                     // A reminder after a tool result goes into the result.
-                    let folded = item.blocks.len() as u32;
+                    let folded = blocks.len() as u32;
                     if result.folded == NONE {
                         result.folded = self.folds.len() as u32;
                         self.folds.push(Vec::new());
                     }
                     let into = &mut self.folds[result.folded as usize];
-                    for b in item.blocks {
+                    for b in blocks {
                         if let Body::Owned(at) = b.body {
                             into.push(at);
                         }
@@ -663,11 +717,11 @@ impl<'s> View<'s> {
                     add_note(&mut last.notes, Note::Folded(folded));
                 } else {
                     if item.kind != ItemKind::Attachment
-                        && let Some(first) = item.blocks.first()
+                        && let Some(first) = blocks.first()
                     {
                         join(last, first.kind);
                     }
-                    last.blocks.extend(item.blocks);
+                    last.blocks.extend_from_slice(blocks);
                 }
                 last.nodes.push(item.node);
                 notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
@@ -677,14 +731,14 @@ impl<'s> View<'s> {
                     && item.message_id != NONE
                     && last.message_id == item.message_id =>
             {
-                last.blocks.extend(item.blocks);
+                last.blocks.extend_from_slice(blocks);
                 last.nodes.push(item.node);
                 notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
             }
             _ => messages.push(Message {
                 role: item.role,
                 message_id: item.message_id,
-                blocks: item.blocks,
+                blocks: blocks.to_vec(),
                 nodes: vec![item.node],
                 inserted: false,
                 notes,
@@ -1063,12 +1117,16 @@ fn count(blocks: &[Block], edit: u8) -> u32 {
 /// the last assistant entry or tool result entry before them (each group keeping its order).
 /// Handed on, not collected: a copy of a history's items (16 MB for a 512 MiB transcript) was
 /// 10 of the 50 ms of planning its view.
-fn attachments_moved_up(items: Vec<Item>, mut take: impl FnMut(Item)) {
+fn attachments_moved_up(items: Vec<Item>, blocks: &[Block], mut take: impl FnMut(Item)) {
     let (mut attachments, mut users) = (Vec::new(), Vec::new());
     for item in items {
+        let results = || {
+            let own = item.blocks_in(blocks);
+            own.iter().any(|b| b.kind == BlockKind::ToolResult)
+        };
         if item.kind == ItemKind::Attachment {
             attachments.push(item);
-        } else if item.role == Role::Assistant || item.has_results() {
+        } else if item.role == Role::Assistant || results() {
             // An API error reply stops them too: the client drops it only afterwards.
             attachments.drain(..).for_each(&mut take);
             users.drain(..).for_each(&mut take);
@@ -1121,15 +1179,16 @@ fn count_messages(items: &[Item]) -> u64 {
 
 /// The turn left open at the end (SPEC §10): an assistant entry with a tool use, or a user
 /// message holding a prompt, with nothing after it.
-fn incomplete(items: &[Item]) -> Option<u32> {
+fn incomplete(items: &Items) -> Option<u32> {
     let mut tail = items
+        .items
         .iter()
         .rev()
         .filter(|i| i.kind != ItemKind::Attachment);
     let last = tail.next()?;
     match last.role {
         Role::Assistant => last
-            .blocks
+            .blocks_in(&items.blocks)
             .iter()
             .any(|b| b.kind == BlockKind::ToolUse && b.id != NONE)
             .then_some(last.node),
