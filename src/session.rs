@@ -116,12 +116,7 @@ impl Session {
                 AnyView::Codex(codex::view::View::new(state, settings))
             }
             State::Claude(state) => {
-                let mut reader = source::SpanReader::new(&self.sources);
-                AnyView::Claude(claude::view::View::new(
-                    state,
-                    &mut reader,
-                    settings.model.as_deref(),
-                )?)
+                AnyView::Claude(claude::view::View::new(state, settings.model.as_deref())?)
             }
         })
     }

@@ -28,7 +28,7 @@ pub(crate) struct Entry<'a> {
 /// worth whatever the view's size.
 pub(crate) const PART_BYTES: u64 = 1 << 20;
 pub(crate) const PART_STEPS: usize = 4096;
-const PARTS_AT_ONCE: usize = 8;
+pub(crate) const PARTS_AT_ONCE: usize = 8;
 
 /// Works on `steps` in parts of at most `part_steps` steps and about `part_bytes` of input (as
 /// `bytes` counts a step; a step of `part_bytes` or more is a part of its own), each part read

@@ -26,7 +26,7 @@ consider cleaning up the task list if it has become stale. Only use these if rel
 current work. This is just a gentle reminder - ignore if not applicable.";
 
 /// The kinds of attachment that can render a reminder, and the hook events whose
-/// `hook_success` does: [`render_at`] renders nothing of any other.
+/// `hook_success` does: [`render`] renders nothing of any other.
 const RENDERED: [&str; 7] = [
     "hook_additional_context",
     "hook_success",
@@ -47,30 +47,34 @@ fn renders(kind: &str, success_event: impl FnOnce() -> bool) -> bool {
     }
 }
 
-/// Walks the attachment value the parser is at, and tells whether it can render a reminder,
-/// reading its `type` and `hookEvent` as [`render_at`] reads them: the classifier tells, so that
-/// the view reads no other attachment again. Returns the value's range too.
-pub(crate) fn may_render(p: &mut json::Parser<'_>) -> json::Result<(Range<usize>, bool)> {
+/// Walks the attachment value the parser is at: its range, and the reminder it renders, if
+/// any. The classifier renders it while the line is at hand, so that the view reads no
+/// attachment again (read again one by one, they were half of drafting a large transcript's
+/// view).
+pub(crate) fn read(p: &mut json::Parser<'_>) -> json::Result<(Range<usize>, Option<String>)> {
     if p.peek() != Some(b'{') {
-        return Ok((p.value()?, false));
+        return Ok((p.value()?, None));
     }
     let text = p.text();
-    let (mut kind, mut event) = (None, None);
+    let mut m = Members::default();
     let range = p.object(|p, key| {
         let slot = match &*key.name() {
-            "type" => &mut kind,
-            "hookEvent" => &mut event,
+            "type" => &mut m.kind,
+            "hookEvent" => &mut m.event,
+            "content" => &mut m.content,
+            "prompt" => &mut m.prompt,
+            "newDate" => &mut m.new_date,
+            "addedNames" => &mut m.added_names,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
         Ok(true)
     })?;
-    let kind = json::string_at(text, &kind).unwrap_or_default();
-    let event = json::string_at(text, &event).unwrap_or_default();
-    Ok((range, renders(&kind, || SUCCESS_EVENTS.contains(&&*event))))
+    Ok((range, render(text, &m)))
 }
 
-/// The members of an attachment that its reminder can show: value ranges of its text.
+/// The members of an attachment that its reminder can show (of a member given twice, the last,
+/// as `JSON.parse` keeps it): value ranges of its text.
 #[derive(Default)]
 struct Members {
     kind: Option<Range<usize>>,
@@ -79,33 +83,6 @@ struct Members {
     prompt: Option<Range<usize>>,
     new_date: Option<Range<usize>>,
     added_names: Option<Range<usize>>,
-}
-
-impl Members {
-    /// The members of the object at offset `at` of `text`, found in one walk (of a member
-    /// given twice, the last, as `JSON.parse` keeps it); none when there is no object there.
-    fn of(text: &str, at: usize) -> Members {
-        let mut m = Members::default();
-        let mut p = json::Parser::new(text);
-        p.seek(at);
-        let walked = p.object(|p, key| {
-            let slot = match &*key.name() {
-                "type" => &mut m.kind,
-                "hookEvent" => &mut m.event,
-                "content" => &mut m.content,
-                "prompt" => &mut m.prompt,
-                "newDate" => &mut m.new_date,
-                "addedNames" => &mut m.added_names,
-                _ => return Ok(false),
-            };
-            *slot = Some(p.value()?);
-            Ok(true)
-        });
-        match walked {
-            Ok(_) => m,
-            Err(_) => Members::default(),
-        }
-    }
 }
 
 /// The value ranges of the elements of the array at `range` of `text` (none if it is no array).
@@ -123,19 +100,18 @@ fn strings<'t>(text: &'t str, range: &Option<Range<usize>>) -> Vec<Cow<'t, str>>
         .collect()
 }
 
-/// The reminder texts of the attachment object at `range` of `text`, in order. Its members are
-/// read where they are in the text, in one walk: most attachments render nothing (a
-/// `hook_success` after each tool call), and the others are large (a skill listing, a task
-/// list), where building a `Value` of each was a fifth of drafting a Claude Code view.
-pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
-    let m = Members::of(text, range.start);
+/// The reminder the attachment whose members are `m` renders, if any. Its members are read
+/// where they are in `text`: most attachments render nothing (a `hook_success` after each tool
+/// call), and the others are large (a skill listing, a task list), where building a `Value` of
+/// each was a fifth of drafting a Claude Code view.
+fn render(text: &str, m: &Members) -> Option<String> {
     let string = |r: &Option<Range<usize>>| json::string_at(text, r);
     let kind = string(&m.kind).unwrap_or_default();
     let event = string(&m.event).unwrap_or_default();
     if !renders(&kind, || SUCCESS_EVENTS.contains(&&*event)) {
-        return Vec::new();
+        return None;
     }
-    let wrap = |body: String| vec![format!("<system-reminder>\n{body}\n</system-reminder>")];
+    let wrap = |body: String| Some(format!("<system-reminder>\n{body}\n</system-reminder>"));
     let joined = |parts: Vec<Cow<'_, str>>| parts.join("\n");
     match &*kind {
         "hook_additional_context" => {
@@ -144,7 +120,7 @@ pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
                 None => strings(text, &m.content),
             };
             if lines.is_empty() {
-                return Vec::new();
+                return None;
             }
             wrap(format!(
                 "{event} hook additional context: {}",
@@ -155,25 +131,25 @@ pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
             Some(content) if !content.is_empty() => {
                 wrap(format!("{event} hook success: {content}"))
             }
-            _ => Vec::new(),
+            _ => None,
         },
         "queued_command" => match string(&m.prompt) {
             Some(prompt) => wrap(format!(
                 "The user sent a new message while you were working:\n{prompt}\n\n{QUEUED_TAIL}"
             )),
-            None => Vec::new(),
+            None => None,
         },
         "date_change" => match string(&m.new_date) {
             Some(date) => wrap(format!(
                 "The date has changed. Today's date is now {date}. No need to announce the new \
                  date — the user's own clock shows it."
             )),
-            None => Vec::new(),
+            None => None,
         },
         "deferred_tools_delta" => {
             let names = strings(text, &m.added_names);
             if names.is_empty() {
-                return Vec::new();
+                return None;
             }
             wrap(format!("{DEFERRED_HEAD}\n{}", joined(names)))
         }
@@ -181,7 +157,7 @@ pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
             Some(content) if !content.is_empty() => wrap(format!(
                 "The following skills are available for use with the Skill tool:\n\n{content}"
             )),
-            _ => Vec::new(),
+            _ => None,
         },
         "task_reminder" => {
             let tasks: Vec<String> = elements(text, &m.content)
@@ -196,14 +172,14 @@ pub(crate) fn render_at(text: &str, range: Range<usize>) -> Vec<String> {
                 .collect();
             // With no task the client was not seen to say anything (as for todo_reminder).
             if tasks.is_empty() {
-                return Vec::new();
+                return None;
             }
             wrap(format!(
                 "{TASK_HEAD}\n\n\nHere are the existing tasks:\n\n{}",
                 tasks.join("\n")
             ))
         }
-        _ => Vec::new(),
+        _ => None,
     }
 }
 
@@ -215,7 +191,11 @@ mod tests {
     fn render(attachment: &str) -> Vec<String> {
         let text = format!(r#"{{"type":"attachment","attachment":{attachment}}}"#);
         let at = json::member(&text, 0, "attachment").unwrap();
-        render_at(&text, at)
+        let mut p = json::Parser::new(&text);
+        p.seek(at.start);
+        let (range, reminder) = read(&mut p).unwrap();
+        assert_eq!(range, at);
+        reminder.into_iter().collect()
     }
 
     fn reminder(body: &str) -> Vec<String> {

@@ -123,6 +123,9 @@ pub(crate) struct State {
     pub tool_ids: Strings,
     /// The `message.model` names.
     pub models: Strings,
+    /// The texts the view shows of attachment and `local_command` nodes (an attachment's
+    /// reminder, a command's `content`), by node: a few nodes in a thousand have one.
+    pub rendered: std::collections::HashMap<u32, Box<str>>,
     /// Whether the classifier told the facts and models above (a pass that prints only the
     /// history does not ask for them, and builds no view).
     pub told: bool,
@@ -254,6 +257,9 @@ impl State {
                 src,
                 ..node
             };
+            if let Some(text) = parent.rendered.get(&n) {
+                self.rendered.insert(self.nodes.len() as u32, text.clone());
+            }
             prefix.push(self.nodes.len() as u32);
             self.nodes.push(copy);
         }
@@ -411,16 +417,23 @@ impl pipeline::Fold for Fold {
         // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
         // keeps its entries in a map by uuid: the last write wins, the first place stays).
         let existing = self.node_of[uuid as usize];
-        if existing != NONE {
+        let at = if existing != NONE {
             state.duplicates += 1;
             if state.duplicate_uuids.len() < NAMED {
                 state.duplicate_uuids.push(uuid);
             }
             state.nodes[existing as usize] = node;
-            return;
+            state.rendered.remove(&existing);
+            existing
+        } else {
+            let at = state.nodes.len() as u32;
+            self.node_of[uuid as usize] = at;
+            state.nodes.push(node);
+            at
+        };
+        if let Some(text) = entry.rendered {
+            state.rendered.insert(at, text);
         }
-        self.node_of[uuid as usize] = state.nodes.len() as u32;
-        state.nodes.push(node);
     }
 }
 

@@ -110,6 +110,9 @@ pub(crate) struct Line {
     /// The long strings of the message's `content`, found valid: the view, walking the content
     /// again, steps over them (tool results and texts are most of an entry's bytes).
     pub walked: Vec<json::Walked>,
+    /// The text the view shows of an attachment (its reminder) or of a `local_command` system
+    /// entry (its `content`), when told.
+    pub rendered: Option<Box<str>>,
 }
 
 /// An id of an entry (its uuid, its parent's, its message's), decoded by the classifier for the
@@ -168,8 +171,8 @@ impl Line {
     pub const API_ERROR: u8 = 1 << 5;
     /// A `system` entry with `subtype` `local_command`: sent as a user message of its `content`.
     pub const LOCAL_COMMAND: u8 = 1 << 6;
-    /// An `attachment` entry of a kind that can render a reminder: the view reads no other
-    /// attachment again (most are `hook_success` after a tool call, and render nothing).
+    /// An `attachment` entry that renders a reminder (most are `hook_success` after a tool call,
+    /// and render nothing).
     pub const RENDERS: u8 = 1 << 7;
 }
 
@@ -210,6 +213,8 @@ struct Members {
     parent_last: Option<Range<usize>>,
     remote_session: Option<Range<usize>>,
     attachment: Option<Range<usize>>,
+    /// A `local_command` system entry's text.
+    content: Option<Range<usize>>,
 }
 
 fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
@@ -227,7 +232,7 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
     // The message and the attachment are walked once, in place: what the rules need of them is
     // read on the way.
     let mut message = None;
-    let mut renders = false;
+    let mut reminder = None;
     p.object(|p, key| {
         let name = key.name();
         if &*name == "message" {
@@ -240,11 +245,11 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
             return Ok(true);
         }
         if &*name == "attachment" {
-            let (range, may) = match told {
-                true => attach::may_render(p)?,
-                false => (p.value()?, false),
+            let (range, rendered) = match told {
+                true => attach::read(p)?,
+                false => (p.value()?, None),
             };
-            (m.attachment, renders) = (Some(range), may);
+            (m.attachment, reminder) = (Some(range), rendered);
             return Ok(true);
         }
         let slot = match &*name {
@@ -263,6 +268,7 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
             "parentSessionId" => &mut m.parent_session,
             "parentLastUuid" => &mut m.parent_last,
             "remoteSessionId" => &mut m.remote_session,
+            "content" => &mut m.content,
             _ => return Ok(false),
         };
         *slot = Some(p.value()?);
@@ -313,6 +319,7 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
         blocks: Vec::new(),
         tool_faults: Vec::new(),
         walked: Vec::new(),
+        rendered: None,
     };
     let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
     if is_true(&m.sidechain) {
@@ -326,14 +333,20 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
     }
     if kind == Kind::Attachment {
         entry.content = m.attachment.as_ref().map(Within::of);
-        if renders {
+        if let Some(reminder) = reminder {
             entry.flags |= Line::RENDERS;
+            entry.rendered = Some(reminder.into());
         }
     }
     if kind == Kind::System {
         match json::string_at(text, &m.subtype).as_deref() {
             Some("compact_boundary") => entry.flags |= Line::BOUNDARY,
-            Some("local_command") => entry.flags |= Line::LOCAL_COMMAND,
+            Some("local_command") => {
+                entry.flags |= Line::LOCAL_COMMAND;
+                if told {
+                    entry.rendered = json::string_at(text, &m.content).map(Into::into);
+                }
+            }
             _ => {}
         }
     }

@@ -56,7 +56,7 @@ pub(crate) mod testing {
     pub fn view(lines: &[String], model: Option<&str>) -> Vec<serde_json::Value> {
         let (state, sources) = replayed(lines);
         let mut reader = SpanReader::new(&sources);
-        let view = View::new(&state, &mut reader, model).expect("a view");
+        let view = View::new(&state, model).expect("a view");
         let mut out = Vec::new();
         crate::view::PromptView::entries(&view, &mut reader, &mut |e| {
             out.push(serde_json::from_slice(e.text).expect("JSON"));

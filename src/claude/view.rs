@@ -20,9 +20,9 @@
 
 use std::io;
 
+use rayon::prelude::*;
 use serde_json::Value;
 
-use super::attach;
 use super::chain::{NONE, State};
 use super::content::{self, BlockKind};
 use super::entry::{Kind, Line};
@@ -64,8 +64,9 @@ pub(crate) enum Body {
     Interrupted,
     /// A text block of Claude Code's own words.
     Text(Said),
-    /// A text block of `View::texts[i]` (a rendered attachment, a local command).
-    Owned(u32),
+    /// A text block of the text rendered from its node's entry ([`State::rendered`]: an
+    /// attachment's reminder, a local command's text).
+    Rendered,
 }
 
 /// The texts Claude Code writes into a view as blocks of their own (a block names one in a
@@ -193,9 +194,8 @@ pub(crate) enum Dropped {
 pub(crate) struct View<'s> {
     pub state: &'s State,
     pub messages: Vec<Message>,
-    /// Texts of `Body::Owned` blocks.
-    pub texts: Vec<Box<str>>,
-    /// The reminders folded into a tool result, as indices of `texts`, for each such result.
+    /// The reminders folded into a tool result, as the nodes they were rendered from, for each
+    /// such result.
     pub folds: Vec<Vec<u32>>,
     /// Ids of tool uses given a synthetic result (missing or interrupted), in order.
     pub missing: Vec<u32>,
@@ -289,13 +289,12 @@ fn retain_blocks(blocks: &mut [Block], item: &mut Item, mut keep: impl FnMut(&Bl
     item.blocks.end = kept as u32;
 }
 
-/// What one history entry gives the view, worked out on any thread: its item, if any, with its
-/// texts still its own ([`View::adopt`] owns them, in history order).
+/// What one history entry gives the view, worked out on any thread: its item, if any
+/// ([`View::adopt`] takes it, in history order).
 struct Draft {
     node: u32,
-    /// Its blocks are in its part's ([`Part`]), and those `Body::Owned` index `texts`.
+    /// Its blocks are in its part's ([`Part`]).
     item: Option<Item>,
-    texts: Vec<String>,
     /// An assistant entry's model, and whether it is the history's model so far.
     model: Option<(u32, bool)>,
     /// Whitespace-only assistant texts dropped.
@@ -310,26 +309,20 @@ struct Part {
 }
 
 /// The draft of history node `node`'s entry (see [`Draft`]), its blocks added to `blocks`. A
-/// message is drafted from the facts the classifier told of its blocks; only an attachment that
-/// can render a reminder, and a local command, are read again.
-fn draft(
-    state: &State,
-    node: u32,
-    reader: &mut SpanReader<'_>,
-    blocks: &mut Vec<Block>,
-) -> io::Result<Draft> {
+/// message is drafted from the facts the classifier told of its blocks, an attachment or a
+/// local command from the text it rendered: no entry is read again.
+fn draft(state: &State, node: u32, blocks: &mut Vec<Block>) -> Draft {
     let n = &state.nodes[node as usize];
     let mut draft = Draft {
         node,
         item: None,
-        texts: Vec::new(),
         model: None,
         blanks: 0,
     };
     let attachment = n.kind == Kind::Attachment;
     let local_command = n.has(Line::LOCAL_COMMAND);
     if !(n.has(Line::MESSAGE) || n.has(Line::RENDERS) || local_command) {
-        return Ok(draft);
+        return draft;
     }
     let start = blocks.len() as u32;
     let mut item = Item {
@@ -342,38 +335,20 @@ fn draft(
         local: Local::None,
         prompt: false,
     };
-    let own = |texts: &mut Vec<String>, text: String| {
-        texts.push(text);
-        Body::Owned((texts.len() - 1) as u32)
-    };
-    if attachment {
-        // The classifier found the attachment: the entry is not walked again for it.
-        let text = entry_text(state, node, reader)?;
-        let Some(r) = n.content.and_then(|c| c.get(text)) else {
-            return Ok(draft);
+    if attachment || local_command {
+        let Some(text) = state.rendered.get(&node) else {
+            return draft;
         };
-        for text in attach::render_at(text, r) {
-            let body = own(&mut draft.texts, text);
-            blocks.push(Block::text(node, body));
+        if attachment {
+            item.kind = ItemKind::Attachment;
+        } else {
+            item.local = local_of(text, false);
+            item.prompt = item.local == Local::None;
         }
-        item.kind = ItemKind::Attachment;
-        item.blocks.end = blocks.len() as u32;
-        draft.item = (!item.blocks.is_empty()).then_some(item);
-        return Ok(draft);
-    }
-    if local_command {
-        let text = entry_text(state, node, reader)?;
-        let content = json::member(text, 0, "content");
-        let Some(text) = json::string_at(text, &content) else {
-            return Ok(draft);
-        };
-        item.local = local_of(&text, false);
-        item.prompt = item.local == Local::None;
-        let body = own(&mut draft.texts, text.into_owned());
-        blocks.push(Block::text(node, body));
+        blocks.push(Block::text(node, Body::Rendered));
         item.blocks.end = blocks.len() as u32;
         draft.item = Some(item);
-        return Ok(draft);
+        return draft;
     }
     if n.kind == Kind::Assistant {
         item.role = Role::Assistant;
@@ -418,7 +393,7 @@ fn draft(
     if !(item.blocks.is_empty() && item.role == Role::Assistant) {
         draft.item = Some(item);
     }
-    Ok(draft)
+    draft
 }
 
 /// The model of the assistant entries Claude Code makes itself, which never becomes the
@@ -427,23 +402,14 @@ const SYNTHETIC: &[u8] = b"<synthetic>";
 
 impl<'s> View<'s> {
     /// Plans the view of the history for the resuming `model` (default: the model of the last
-    /// assistant entry, or [`DEFAULT_MODEL`] when that one is retired), reading again only the
-    /// entries whose facts the classifier could not tell.
-    pub fn new(
-        state: &'s State,
-        reader: &mut SpanReader<'_>,
-        model: Option<&str>,
-    ) -> io::Result<View<'s>> {
-        View::drafted(state, reader, model, crate::view::PART_BYTES)
+    /// assistant entry, or [`DEFAULT_MODEL`] when that one is retired) from what the classifier
+    /// told of its entries, reading none of them again.
+    pub fn new(state: &'s State, model: Option<&str>) -> io::Result<View<'s>> {
+        View::drafted(state, model, crate::view::PART_STEPS)
     }
 
-    /// [`View::new`], the entries drafted in parts of `part_bytes`.
-    fn drafted(
-        state: &'s State,
-        reader: &SpanReader<'_>,
-        model: Option<&str>,
-        part_bytes: u64,
-    ) -> io::Result<View<'s>> {
+    /// [`View::new`], the entries drafted in parts of `part_steps`.
+    fn drafted(state: &'s State, model: Option<&str>, part_steps: usize) -> io::Result<View<'s>> {
         if !state.told {
             // The command line asks for the facts whenever it builds a view.
             return Err(io::Error::other(
@@ -453,7 +419,6 @@ impl<'s> View<'s> {
         let mut view = View {
             state,
             messages: Vec::new(),
-            texts: Vec::new(),
             folds: Vec::new(),
             missing: Vec::new(),
             orphans: Vec::new(),
@@ -467,38 +432,32 @@ impl<'s> View<'s> {
         // The model of the history's last assistant entry, a whitespace-only one too (SPEC
         // §11.3 rule 9), though the view drops that one.
         let mut last_model = None;
-        // Entries are drafted in parts on every core, each batch adopted in history order while
-        // the next one is drafted. The few entries read again lie far apart: each is read on
-        // its own, not with a window of the entries around it.
-        let bytes = |&node: &u32| {
-            let n = &state.nodes[node as usize];
-            match n.has(Line::RENDERS) || n.has(Line::LOCAL_COMMAND) {
-                true => u64::from(n.span.len),
-                false => 0,
-            }
-        };
-        let work = |nodes: &[u32], reader: &mut SpanReader<'_>| {
-            let mut exact = reader.sibling(0);
+        // Entries are drafted in parts on every core, a batch of parts at a time, and adopted in
+        // history order.
+        let draft_part = |nodes: &[u32]| {
             let mut part = Part::default();
             for &node in nodes {
-                let draft = draft(state, node, &mut exact, &mut part.blocks)?;
+                let draft = draft(state, node, &mut part.blocks);
                 part.drafts.push(draft);
             }
-            io::Result::Ok(part)
+            part
         };
-        let adopt = |part: Part| {
-            let shift = items.blocks.len() as u32;
-            items.blocks.extend(part.blocks);
-            for draft in part.drafts {
-                let item = view.adopt(draft, shift, &mut items.blocks, &mut last_model);
-                items.items.extend(item);
-            }
-            Ok(())
-        };
-        let history = state.history.iter().copied();
-        let sizes = (part_bytes, crate::view::PART_STEPS);
         let parallel = crate::pipeline::threads_available();
-        crate::view::in_parts(history, sizes, bytes, work, reader, parallel, adopt)?;
+        let batch = part_steps.saturating_mul(crate::view::PARTS_AT_ONCE);
+        for nodes in state.history.chunks(batch) {
+            let parts: Vec<Part> = match parallel {
+                true => nodes.par_chunks(part_steps).map(draft_part).collect(),
+                false => nodes.chunks(part_steps).map(draft_part).collect(),
+            };
+            for part in parts {
+                let shift = items.blocks.len() as u32;
+                items.blocks.extend(part.blocks);
+                for draft in part.drafts {
+                    let item = view.adopt(draft, shift, &mut last_model);
+                    items.items.extend(item);
+                }
+            }
+        }
         view.history_messages = count_messages(&items.items);
         view.incomplete = incomplete(&items);
         view.model = match model {
@@ -514,21 +473,14 @@ impl<'s> View<'s> {
         Ok(view)
     }
 
-    /// Takes the next history entry's draft: owns its texts, notes what it drops, and gives its
-    /// item, if any, its blocks `shift` further on in `blocks` than in its part. `last_model`
-    /// becomes the model of an assistant entry (not an API error, not `<synthetic>`), whether
-    /// or not the view keeps the entry.
-    fn adopt(
-        &mut self,
-        draft: Draft,
-        shift: u32,
-        blocks: &mut [Block],
-        last_model: &mut Option<u32>,
-    ) -> Option<Item> {
+    /// Takes the next history entry's draft: notes what it drops, and gives its item, if any,
+    /// its blocks `shift` further on than in its part. `last_model` becomes the model of an
+    /// assistant entry (not an API error, not `<synthetic>`), whether or not the view keeps the
+    /// entry.
+    fn adopt(&mut self, draft: Draft, shift: u32, last_model: &mut Option<u32>) -> Option<Item> {
         let Draft {
             item,
             node,
-            texts,
             model,
             blanks,
         } = draft;
@@ -538,20 +490,9 @@ impl<'s> View<'s> {
         for _ in 0..blanks {
             self.dropped.push(Dropped::Blank { node });
         }
-        let base = self.texts.len() as u32;
-        self.texts
-            .extend(texts.into_iter().map(String::into_boxed_str));
         let mut item = item?;
         item.model = model.map_or(NONE, |(m, _)| m);
         item.blocks = item.blocks.start + shift..item.blocks.end + shift;
-        if base > 0 {
-            let range = item.blocks.start as usize..item.blocks.end as usize;
-            for block in &mut blocks[range] {
-                if let Body::Owned(at) = &mut block.body {
-                    *at += base;
-                }
-            }
-        }
         Some(item)
     }
 
@@ -707,8 +648,8 @@ impl<'s> View<'s> {
                     }
                     let into = &mut self.folds[result.folded as usize];
                     for b in blocks {
-                        if let Body::Owned(at) = b.body {
-                            into.push(at);
+                        if b.body == Body::Rendered {
+                            into.push(b.node);
                         }
                     }
                     if result.edits & ENDS_IN_TEXT != 0 {
@@ -896,6 +837,11 @@ impl<'s> View<'s> {
         }
     }
 
+    /// The text rendered from node `node`'s entry (a block of it is [`Body::Rendered`]).
+    fn rendered(&self, node: u32) -> &str {
+        &self.state.rendered[&node]
+    }
+
     /// Messages in the view.
     pub fn len(&self) -> u64 {
         self.messages.len() as u64
@@ -924,7 +870,7 @@ impl<'s> View<'s> {
         while let Some(b) = m.blocks.get(i) {
             let own = match b.body {
                 Body::Text(said) => Some(said.text()),
-                Body::Owned(at) => Some(&*self.texts[at as usize]),
+                Body::Rendered => Some(self.rendered(b.node)),
                 Body::Raw | Body::Missing | Body::Interrupted => None,
             };
             if let Some(text) = own {
@@ -1046,7 +992,7 @@ impl<'s> View<'s> {
             }
         }
         if let Some(folded) = self.folds.get(b.folded as usize) {
-            let texts = folded.iter().map(|&at| &*self.texts[at as usize]);
+            let texts = folded.iter().map(|&node| self.rendered(node));
             match block.get_mut("content") {
                 Some(Value::String(content)) => {
                     for t in texts {
@@ -1248,18 +1194,24 @@ mod tests {
             };
             let text = std::fs::read_to_string(&log).expect("a transcript");
             let lines: Vec<String> = text.lines().map(String::from).collect();
-            let (state, sources) = super::super::testing::replayed(&lines);
-            let reader = SpanReader::new(&sources);
-            let shown = |part_bytes| {
-                let v = View::drafted(&state, &reader, None, part_bytes).expect("a view");
+            let (state, _) = super::super::testing::replayed(&lines);
+            let shown = |part_steps| {
+                let v = View::drafted(&state, None, part_steps).expect("a view");
                 let ids = &v.state.tool_ids;
                 let ids: Vec<&[u8]> = (0..ids.len() as u32).map(|i| ids.get(i)).collect();
                 format!(
-                    "{:?} {ids:?} {:?} {:?} {:?} {:?} {:?} {}",
-                    v.messages, v.texts, v.missing, v.orphans, v.dropped, v.incomplete, v.model
+                    "{:?} {ids:?} {:?} {:?} {:?} {:?} {:?} {:?} {}",
+                    v.messages,
+                    v.folds,
+                    v.state.rendered,
+                    v.missing,
+                    v.orphans,
+                    v.dropped,
+                    v.incomplete,
+                    v.model
                 )
             };
-            assert!(shown(1) == shown(u64::MAX), "{}", log.display());
+            assert!(shown(1) == shown(usize::MAX), "{}", log.display());
             seen += 1;
         }
         assert!(seen >= 10, "only {seen} transcripts");
@@ -1608,7 +1560,7 @@ mod tests {
         ];
         let (state, sources) = super::super::testing::replayed(&lines);
         let mut reader = SpanReader::new(&sources);
-        let view = View::new(&state, &mut reader, None).expect("a view");
+        let view = View::new(&state, None).expect("a view");
         let mut text = Vec::new();
         view.message_text(&view.messages[0], &mut reader, &mut text)
             .expect("text");
@@ -1624,11 +1576,8 @@ mod tests {
                 assistant("2", Some("1"), "m", text("A")),
                 user("3", Some("2"), json!(last)),
             ];
-            let (state, sources) = super::super::testing::replayed(&lines);
-            let mut reader = SpanReader::new(&sources);
-            View::new(&state, &mut reader, None)
-                .expect("a view")
-                .incomplete
+            let (state, _) = super::super::testing::replayed(&lines);
+            View::new(&state, None).expect("a view").incomplete
         };
         let command = "<command-message>review is running…</command-message>\n\
                        <command-name>/review</command-name>";
@@ -1645,9 +1594,8 @@ mod tests {
                 "role": "assistant", "content": [text("A")]}}),
         );
         let lines = [user("1", None, json!("Q")), retired];
-        let (state, sources) = super::super::testing::replayed(&lines);
-        let mut reader = SpanReader::new(&sources);
-        let view = View::new(&state, &mut reader, None).expect("a view");
+        let (state, _) = super::super::testing::replayed(&lines);
+        let view = View::new(&state, None).expect("a view");
         assert_eq!(view.model, DEFAULT_MODEL);
     }
 }

@@ -378,13 +378,11 @@ impl PromptView for View<'_> {
 mod tests {
     use super::super::testing::{assistant, replayed, user};
     use super::super::view::View;
-    use crate::source::SpanReader;
     use serde_json::json;
 
     fn footer_of(lines: &[String]) -> String {
-        let (state, sources) = replayed(lines);
-        let mut reader = SpanReader::new(&sources);
-        super::footer(&View::new(&state, &mut reader, None).expect("a view"))
+        let (state, _) = replayed(lines);
+        super::footer(&View::new(&state, None).expect("a view"))
     }
 
     #[test]
