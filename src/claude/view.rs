@@ -889,6 +889,7 @@ impl<'s> View<'s> {
             // borrowed from the reader's window.
             let text = entry_text(self.state, b.node, reader)?;
             let blocks = blocks_of(self.state, b.node, text)?;
+            let known = self.state.walked(&self.state.nodes[b.node as usize]);
             for b in m.blocks[i..].iter().take_while(|next| {
                 next.node == b.node
                     && matches!(next.body, Body::Raw | Body::Missing | Body::Interrupted)
@@ -898,15 +899,23 @@ impl<'s> View<'s> {
                 let Some(block) = blocks.get(b.index as usize) else {
                     return Err(crate::source::changed());
                 };
-                self.raw_block(b, text, block, out);
+                self.raw_block(b, text, known, block, out);
             }
         }
         out.extend_from_slice(b"]}");
         Ok(())
     }
 
-    /// Writes block `b` of the view, which is `block` of the entry `text` (or answers it).
-    fn raw_block(&self, b: &Block, text: &str, block: &content::Block, out: &mut Vec<u8>) {
+    /// Writes block `b` of the view, which is `block` of the entry `text` (or answers it); the
+    /// long strings of its entry's content are `known`.
+    fn raw_block(
+        &self,
+        b: &Block,
+        text: &str,
+        known: &[json::Walked],
+        block: &content::Block,
+        out: &mut Vec<u8>,
+    ) {
         let raw = &text[block.range.clone()];
         match b.body {
             Body::Missing | Body::Interrupted => {
@@ -933,15 +942,15 @@ impl<'s> View<'s> {
                 out.push(b'}');
             }
             _ if b.edits & !ENDS_IN_TEXT == 0 && !b.newline && b.folded == NONE => {
-                wire::write_js(raw.as_bytes(), out);
+                wire::write_js(text, block.range.clone(), known, out);
             }
             _ => match serde_json::from_str::<Value>(raw) {
                 Ok(mut value) => {
                     self.edit(b, &mut value);
                     let text = serde_json::to_string(&value).unwrap_or_default();
-                    wire::write_js(text.as_bytes(), out);
+                    wire::write_js(&text, 0..text.len(), &[], out);
                 }
-                Err(_) => wire::write_js(raw.as_bytes(), out),
+                Err(_) => wire::write_js(text, block.range.clone(), known, out),
             },
         }
     }

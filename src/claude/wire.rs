@@ -3,16 +3,43 @@
 //! JavaScript way (SPEC §11.3.11). The view copies a block's text as the log has it and
 //! rewrites only the numbers that would print differently.
 
-/// Copies the JSON text `raw` into `out`, every number printed as `JSON.stringify` prints the
-/// double it reads as (`12345678901234567890` → `12345678901234567000`, `1.0` → `1`,
-/// `1e21` → `1e+21`). Strings are copied as they are. One pass, no allocation for text whose
-/// numbers are already in that form.
-pub(crate) fn write_js(raw: &[u8], out: &mut Vec<u8>) {
+use std::ops::Range;
+
+use crate::json::Walked;
+
+/// Copies the JSON text at `range` of `text` into `out`, every number printed as
+/// `JSON.stringify` prints the double it reads as (`12345678901234567890` →
+/// `12345678901234567000`, `1.0` → `1`, `1e21` → `1e+21`). Strings are copied as they are; the
+/// long ones a walk of `text` found (`known`) are stepped over, not scanned again (a tool
+/// result's text is most of a view's bytes, and looked at escape by escape, it was a third of
+/// writing a Claude Code view). One pass, no allocation for text whose numbers are already in
+/// that form.
+pub(crate) fn write_js(text: &str, range: Range<usize>, known: &[Walked], out: &mut Vec<u8>) {
+    let base = range.start;
+    let raw = &text.as_bytes()[range];
+    let mut known = &known[known.partition_point(|k| (k.at as usize) < base)..];
     let mut i = 0;
     let mut copied = 0;
     while i < raw.len() {
         match raw[i] {
-            b'"' => i = string_end(raw, i),
+            b'"' => {
+                while known.first().is_some_and(|k| (k.at as usize) < base + i) {
+                    known = &known[1..];
+                }
+                i = match known.first() {
+                    // A text read again may not be the one walked: a string is stepped over
+                    // only if a quote still ends it there.
+                    Some(k)
+                        if k.at as usize == base + i
+                            && (k.end as usize) <= base + raw.len()
+                            && (k.end as usize) > base + i + 1
+                            && raw[k.end as usize - base - 1] == b'"' =>
+                    {
+                        k.end as usize - base
+                    }
+                    _ => string_end(raw, i),
+                }
+            }
             b'-' | b'0'..=b'9' => {
                 let start = i;
                 i += 1;
@@ -108,7 +135,7 @@ mod tests {
 
     fn js(raw: &str) -> String {
         let mut out = Vec::new();
-        write_js(raw.as_bytes(), &mut out);
+        write_js(raw, 0..raw.len(), &[], &mut out);
         String::from_utf8(out).unwrap()
     }
 
@@ -134,6 +161,51 @@ mod tests {
         for (raw, sent) in cases {
             assert_eq!(js(raw), sent, "{raw}");
         }
+    }
+
+    /// The long strings a walk found are stepped over; where the text no longer has them
+    /// (a list from another reading), the strings are scanned as if none were known.
+    #[test]
+    fn known_strings_are_stepped_over_and_checked() {
+        let long = "1.0 \\\" ".repeat(60);
+        let text = format!(r#"{{"a":"{long}","b":[1.0,"{long}2.50"],"c":2.50}}"#);
+        let mut p = crate::json::Parser::remembering(&text);
+        p.value().unwrap();
+        let known = p.long_strings();
+        assert_eq!(known.len(), 2);
+        let written = |range: Range<usize>, known: &[Walked]| {
+            let mut out = Vec::new();
+            write_js(&text, range, known, &mut out);
+            String::from_utf8(out).unwrap()
+        };
+        let whole = written(0..text.len(), &[]);
+        assert_eq!(
+            whole,
+            text.replace("[1.0,", "[1,").replace(":2.50}", ":2.5}")
+        );
+        assert_eq!(written(0..text.len(), &known), whole);
+        // A block of the text: the known strings before it are passed over.
+        let b = text.find("[1.0").unwrap()..text.len() - 1;
+        assert_eq!(written(b.clone(), &known), js(&text[b.clone()]));
+        // Strings known one byte off, or ending past the block, are scanned instead.
+        let off: Vec<Walked> = known
+            .iter()
+            .map(|k| Walked { at: k.at + 1, ..*k })
+            .collect();
+        assert_eq!(written(0..text.len(), &off), whole);
+        let cut: Vec<Walked> = known
+            .iter()
+            .map(|k| Walked {
+                end: k.end - 1,
+                ..*k
+            })
+            .collect();
+        assert_eq!(written(0..text.len(), &cut), whole);
+        let short = text.find(",\"c\"").unwrap();
+        assert_eq!(
+            written(b.start..short - 5, &known),
+            js(&text[b.start..short - 5])
+        );
     }
 
     #[test]
