@@ -1262,8 +1262,6 @@ mod tests {
         assert_eq!(members("{}"), vec![]);
     }
 
-    /// A key's name is its text between the quotes unless the scan met an escape; a long key a
-    /// walk stepped over is decoded like one with escapes.
     /// Every length around the 16-byte steps, a `\\` at every place or none.
     #[test]
     fn an_escape_is_found_wherever_it_is() {
@@ -1278,6 +1276,8 @@ mod tests {
         }
     }
 
+    /// A key's name is its text between the quotes unless the scan met an escape; a long key a
+    /// walk stepped over is decoded like one with escapes.
     #[test]
     fn key_names_are_decoded_only_when_escaped() {
         let names = |p: &mut Parser<'_>| {

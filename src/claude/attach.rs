@@ -47,17 +47,18 @@ fn renders(kind: &str, success_event: impl FnOnce() -> bool) -> bool {
     }
 }
 
-/// Walks the attachment value the parser is at: its range, and the reminder it renders, if
-/// any. The classifier renders it while the line is at hand, so that the view reads no
+/// Walks the attachment value the parser is at, and gives the reminder it renders, if any. The
+/// classifier renders it while the line is at hand, so that the view reads no
 /// attachment again (read again one by one, they were half of drafting a large transcript's
 /// view).
-pub(crate) fn read(p: &mut json::Parser<'_>) -> json::Result<(Range<usize>, Option<String>)> {
+pub(crate) fn read(p: &mut json::Parser<'_>) -> json::Result<Option<String>> {
     if p.peek() != Some(b'{') {
-        return Ok((p.value()?, None));
+        p.value()?;
+        return Ok(None);
     }
     let text = p.text();
     let mut m = Members::default();
-    let range = p.object(|p, key| {
+    p.object(|p, key| {
         let slot = match &*key.name() {
             "type" => &mut m.kind,
             "hookEvent" => &mut m.event,
@@ -70,7 +71,7 @@ pub(crate) fn read(p: &mut json::Parser<'_>) -> json::Result<(Range<usize>, Opti
         *slot = Some(p.value()?);
         Ok(true)
     })?;
-    Ok((range, render(text, &m)))
+    Ok(render(text, &m))
 }
 
 /// The members of an attachment that its reminder can show (of a member given twice, the last,
@@ -193,8 +194,8 @@ mod tests {
         let at = json::member(&text, 0, "attachment").unwrap();
         let mut p = json::Parser::new(&text);
         p.seek(at.start);
-        let (range, reminder) = read(&mut p).unwrap();
-        assert_eq!(range, at);
+        let reminder = read(&mut p).unwrap();
+        assert_eq!(p.pos(), at.end);
         reminder.into_iter().collect()
     }
 

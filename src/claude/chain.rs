@@ -34,8 +34,7 @@ pub(crate) struct Node {
     /// The source its span points into: 0 for the file itself, 1 for the parent session a
     /// forked subagent inherits from.
     pub src: u8,
-    /// Where its message's `content` is in its line (for an attachment entry, its
-    /// `attachment`).
+    /// Where its message's `content` is in its line.
     pub content: Option<Within>,
     /// Its `message.model`: an index into the session's models (`NONE` for none).
     pub model: u32,

@@ -97,8 +97,8 @@ pub(crate) struct Line {
     /// Code on the web this one was teleported from.
     pub remote_session: Option<Within>,
     pub flags: u8,
-    /// Where a message's `content` value is in the line (for an attachment entry, its
-    /// `attachment`), so that the view, reading the entry again, goes straight to it.
+    /// Where a message's `content` value is in the line, so that the view, reading the entry
+    /// again, goes straight to it.
     pub content: Option<Within>,
     /// The `message.model` string of an assistant entry.
     pub model: Option<Id>,
@@ -179,8 +179,8 @@ impl Line {
 /// The classifier; Claude Code files have one spelling.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Classifier {
-    /// Tell what the view's rules make of each block, and whether an attachment can render
-    /// (a pass that prints only the history needs neither).
+    /// Tell what the view's rules make of each block, and render the attachments' reminders
+    /// and take the local commands' texts (a pass that prints only the history needs none).
     pub facts: bool,
 }
 
@@ -212,7 +212,6 @@ struct Members {
     parent_session: Option<Range<usize>>,
     parent_last: Option<Range<usize>>,
     remote_session: Option<Range<usize>>,
-    attachment: Option<Range<usize>>,
     /// A `local_command` system entry's text.
     content: Option<Range<usize>>,
 }
@@ -245,11 +244,13 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
             return Ok(true);
         }
         if &*name == "attachment" {
-            let (range, rendered) = match told {
+            reminder = match told {
                 true => attach::read(p)?,
-                false => (p.value()?, None),
+                false => {
+                    p.value()?;
+                    None
+                }
             };
-            (m.attachment, reminder) = (Some(range), rendered);
             return Ok(true);
         }
         let slot = match &*name {
@@ -331,12 +332,11 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
     if kind == Kind::Assistant && is_true(&m.api_error) {
         entry.flags |= Line::API_ERROR;
     }
-    if kind == Kind::Attachment {
-        entry.content = m.attachment.as_ref().map(Within::of);
-        if let Some(reminder) = reminder {
-            entry.flags |= Line::RENDERS;
-            entry.rendered = Some(reminder.into());
-        }
+    if kind == Kind::Attachment
+        && let Some(reminder) = reminder
+    {
+        entry.flags |= Line::RENDERS;
+        entry.rendered = Some(reminder.into());
     }
     if kind == Kind::System {
         match json::string_at(text, &m.subtype).as_deref() {
