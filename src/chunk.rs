@@ -661,9 +661,9 @@ mod verdicts {
                 let Some(reason) = long.reason else { continue };
                 prop_assert_eq!(long.len as usize, line.len());
                 let codex = crate::codex::record::Classifier { pre_envelope: false };
-                prop_assert_eq!(codex.classify(&line, 0).err(), Some(reason));
+                prop_assert_eq!(codex.classify(&line, 0, &mut ()).err(), Some(reason));
                 let claude = crate::claude::entry::Classifier { facts: true };
-                prop_assert_eq!(claude.classify(&line, 0).err(), Some(reason));
+                prop_assert_eq!(claude.classify(&line, 0, &mut Default::default()).err(), Some(reason));
             }
         }
     }

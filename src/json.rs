@@ -80,6 +80,16 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// [`Parser::remembering`], listing the long strings in `long` (emptied first): a vector
+    /// kept from line to line.
+    pub fn remembering_in(text: &'a str, mut long: Vec<Walked>) -> Parser<'a> {
+        long.clear();
+        Parser {
+            long: Some(long),
+            ..Parser::new(text)
+        }
+    }
+
     /// A parser of a text whose long strings a walk already found valid at `known`.
     pub fn knowing(text: &'a str, known: &'a [Walked]) -> Parser<'a> {
         Parser {

@@ -16,14 +16,32 @@ use crate::source::Span;
 /// A dialect's rule for one line: what record it is, or why it is none. Runs on the pool.
 pub(crate) trait Classify: Sync {
     type Record: Send;
-    /// `line` is one non-blank line without its ending; `at` is its offset in the input.
-    fn classify(&self, line: &[u8], at: u64) -> Result<Self::Record, ParseError>;
+    /// What the records of a run of lines keep together, in a few vectors a record indexes,
+    /// instead of each record owning vectors of its own (an allocation on a classifier's thread,
+    /// freed on the fold's); `()` for a dialect whose records own all they have.
+    type Side: Default + Send;
+    /// `line` is one non-blank line without its ending; `at` is its offset in the input; `side`
+    /// is what the records of its run keep together.
+    fn classify(
+        &self,
+        line: &[u8],
+        at: u64,
+        side: &mut Self::Side,
+    ) -> Result<Self::Record, ParseError>;
 }
 
 /// A dialect's fold: records, in file order, into its resume state.
 pub(crate) trait Fold {
     type Record;
-    fn fold(&mut self, line: LineAt, record: Self::Record, chunk: &Bytes<'_>, f: &mut Findings);
+    type Side;
+    fn fold(
+        &mut self,
+        line: LineAt,
+        record: Self::Record,
+        side: &Self::Side,
+        chunk: &Bytes<'_>,
+        f: &mut Findings,
+    );
 }
 
 /// Where a record's line is.
@@ -60,14 +78,16 @@ pub(crate) struct Options<'p> {
 }
 
 /// The records of one run of lines.
-struct Run<R> {
+struct Run<R, S> {
     lines: u32,
     /// Non-blank lines: index in the run, offset in the chunk, length, and what it is.
     parsed: Vec<(u32, u32, u32, Result<R, ParseError>)>,
+    /// What the records keep together (see [`Classify::Side`]).
+    side: S,
 }
 
-enum Classified<R> {
-    Lines(Chunk, Vec<Run<R>>),
+enum Classified<R, S> {
+    Lines(Chunk, Vec<Run<R, S>>),
     Long(chunk::LongLine),
 }
 
@@ -85,7 +105,7 @@ pub(crate) fn run<C, F>(
 ) -> io::Result<()>
 where
     C: Classify,
-    F: Fold<Record = C::Record>,
+    F: Fold<Record = C::Record, Side = C::Side>,
 {
     let mut chunker = Chunker::new(reader, options.max_line, bounded);
     let parallel = options.threads;
@@ -133,7 +153,7 @@ fn staged<R, C, F>(
 where
     R: Read + Send,
     C: Classify,
-    F: Fold<Record = C::Record>,
+    F: Fold<Record = C::Record, Side = C::Side>,
 {
     let max_line = options.max_line;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -236,7 +256,7 @@ fn classify_piece<C: Classify>(
     classify: &C,
     max_line: usize,
     parallel: bool,
-) -> Classified<C::Record> {
+) -> Classified<C::Record, C::Side> {
     let chunk = match piece {
         Piece::Lines(chunk) => chunk,
         Piece::Long(long) => return Classified::Long(long),
@@ -258,9 +278,10 @@ fn classify_run<C: Classify>(
     lines: std::ops::Range<usize>,
     classify: &C,
     max_line: usize,
-) -> Run<C::Record> {
+) -> Run<C::Record, C::Side> {
     let first = lines.start;
     let mut parsed = Vec::with_capacity(lines.len());
+    let mut side = C::Side::default();
     for i in lines.clone() {
         let (in_chunk, line) = chunk.line(i);
         if chunk::is_blank(line) {
@@ -269,7 +290,7 @@ fn classify_run<C: Classify>(
         let outcome = if line.len() > max_line {
             Err(ParseError::TooLong { cap: max_line })
         } else {
-            classify.classify(line, chunk.at + in_chunk as u64)
+            classify.classify(line, chunk.at + in_chunk as u64, &mut side)
         };
         parsed.push((
             (i - first) as u32,
@@ -281,12 +302,13 @@ fn classify_run<C: Classify>(
     Run {
         lines: lines.len() as u32,
         parsed,
+        side,
     }
 }
 
 /// Folds a classified piece; returns its buffer for reuse.
 fn fold_piece<F: Fold>(
-    classified: Classified<F::Record>,
+    classified: Classified<F::Record, F::Side>,
     fold: &mut F,
     findings: &mut Findings,
     options: &mut Options<'_>,
@@ -337,7 +359,7 @@ fn fold_piece<F: Fold>(
                         at: chunk.at + u64::from(offset),
                         len: u64::from(len),
                     };
-                    fold.fold(line, record, &bytes, findings);
+                    fold.fold(line, record, &run.side, &bytes, findings);
                 }
             }
         }

@@ -583,7 +583,7 @@ impl Sniffed {
     ) -> io::Result<()>
     where
         C: pipeline::Classify,
-        F: pipeline::Fold<Record = C::Record>,
+        F: pipeline::Fold<Record = C::Record, Side = C::Side>,
     {
         let tee = Tee {
             reader: self.reader,

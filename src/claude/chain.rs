@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Id, Kind, Line, Within};
+use super::entry::{Id, Kind, Line, Side, Within};
 use super::facts::Fact;
 use crate::findings::Findings;
 use crate::intern::Strings;
@@ -321,8 +321,16 @@ fn decoded<'c>(chunk: &'c Bytes<'_>, line: LineAt, within: Within) -> Option<Cow
 
 impl pipeline::Fold for Fold {
     type Record = Line;
+    type Side = Side;
 
-    fn fold(&mut self, line: LineAt, mut entry: Line, chunk: &Bytes<'_>, f: &mut Findings) {
+    fn fold(
+        &mut self,
+        line: LineAt,
+        mut entry: Line,
+        side: &Side,
+        chunk: &Bytes<'_>,
+        f: &mut Findings,
+    ) {
         let state = &mut self.state;
         for mut fault in entry.tool_faults.drain(..) {
             fault.line = line.number;
@@ -388,10 +396,12 @@ impl pipeline::Fold for Fold {
         let message_id = interned(&mut state.message_ids, &entry.message_id);
         let model = interned(&mut state.models, &entry.model);
         let facts_at = state.facts.len() as u32;
-        for (fact, block_id) in &entry.blocks {
+        let blocks = side.blocks(&entry);
+        for (fact, block_id) in blocks {
             let block_id = interned(&mut state.tool_ids, block_id);
             state.facts.push(fact.with_id(block_id));
         }
+        let walked = side.walked(&entry);
         let node = Node {
             span: Span {
                 at: line.at,
@@ -408,11 +418,11 @@ impl pipeline::Fold for Fold {
             content: entry.content,
             model,
             walked_at: state.walked.len() as u32,
-            walked_len: entry.walked.len() as u32,
+            walked_len: walked.len() as u32,
             facts_at,
-            facts_len: entry.blocks.len() as u32,
+            facts_len: blocks.len() as u32,
         };
-        state.walked.append(&mut entry.walked);
+        state.walked.extend_from_slice(walked);
         // A later copy of a uuid replaces the earlier one where it stood (Claude Code 2.1.328
         // keeps its entries in a map by uuid: the last write wins, the first place stays).
         let existing = self.node_of[uuid as usize];

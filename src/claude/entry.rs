@@ -103,13 +103,14 @@ pub(crate) struct Line {
     /// The `message.model` string of an assistant entry.
     pub model: Option<Id>,
     /// What the view's rules make of each block of the message's content, with the id the
-    /// block carries, for the fold to intern.
-    pub blocks: Vec<(Fact, Option<Id>)>,
+    /// block carries, for the fold to intern: where they are in the run's [`Side::blocks`].
+    pub blocks: Range<u32>,
     /// `tool_use` blocks the API may refuse when the message is sent again (lines not yet set).
     pub tool_faults: Vec<ToolFault>,
     /// The long strings of the message's `content`, found valid: the view, walking the content
-    /// again, steps over them (tool results and texts are most of an entry's bytes).
-    pub walked: Vec<json::Walked>,
+    /// again, steps over them (tool results and texts are most of an entry's bytes). Where they
+    /// are in the run's [`Side::walked`].
+    pub walked: Range<u32>,
     /// The text the view shows of an attachment (its reminder) or of a `local_command` system
     /// entry (its `content`), when told.
     pub rendered: Option<Box<str>>,
@@ -184,14 +185,42 @@ pub(crate) struct Classifier {
     pub facts: bool,
 }
 
+/// The blocks and long strings of a run's lines, line after line (see [`Line::blocks`] and
+/// [`Line::walked`]): two vectors a run, not two a message.
+#[derive(Debug, Default)]
+pub(crate) struct Side {
+    blocks: Vec<(Fact, Option<Id>)>,
+    walked: Vec<json::Walked>,
+}
+
+impl Side {
+    /// The facts and ids of the blocks of `line`'s message.
+    pub fn blocks(&self, line: &Line) -> &[(Fact, Option<Id>)] {
+        let Range { start, end } = line.blocks;
+        &self.blocks[start as usize..end as usize]
+    }
+
+    /// The long strings of `line`'s content.
+    pub fn walked(&self, line: &Line) -> &[json::Walked] {
+        let Range { start, end } = line.walked;
+        &self.walked[start as usize..end as usize]
+    }
+}
+
 impl crate::pipeline::Classify for Classifier {
     type Record = Line;
+    type Side = Side;
 
     /// A line's record holds ranges of the line, not of the input: the fold, which knows where
     /// the line is, makes spans of them.
-    fn classify(&self, line: &[u8], _at: u64) -> Result<Line, ParseError> {
-        classify(line, self.facts)
+    fn classify(&self, line: &[u8], _at: u64, side: &mut Side) -> Result<Line, ParseError> {
+        classify(line, self.facts, side)
     }
+}
+
+/// The range of the items of `items` from `from` on.
+fn added<T>(items: &[T], from: usize) -> Range<u32> {
+    from as u32..items.len() as u32
 }
 
 /// The members of an entry the rules read, as ranges of the line.
@@ -216,13 +245,13 @@ struct Members {
     content: Option<Range<usize>>,
 }
 
-fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
+fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError> {
     let text = json::utf8(line)?;
     let invalid = |e: json::Error| ParseError::InvalidJson {
         at: e.at,
         what: e.what,
     };
-    let mut p = Parser::remembering(text);
+    let mut p = Parser::remembering_in(text, LONG.take());
     if p.peek() != Some(b'{') {
         p.value().and_then(|_| p.end()).map_err(invalid)?;
         return Err(ParseError::NotObject);
@@ -317,9 +346,9 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
         flags: 0,
         content: None,
         model: None,
-        blocks: Vec::new(),
+        blocks: 0..0,
         tool_faults: Vec::new(),
-        walked: Vec::new(),
+        walked: 0..0,
         rendered: None,
     };
     let is_true = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| &text[r.clone()] == "true");
@@ -350,6 +379,7 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
             _ => {}
         }
     }
+    let walked = p.long_strings();
     if matches!(kind, Kind::User | Kind::Assistant) {
         // What counts is the last `message`, when it is an object.
         let mut message = message.ok_or(ParseError::Shape {
@@ -363,20 +393,24 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
         entry.flags |= Line::MESSAGE;
         let faults = message.blocks.iter_mut().filter_map(|b| b.fault.take());
         entry.tool_faults = faults.map(|f| *f).collect();
-        let mut walked = p.long_strings();
         let assistant = kind == Kind::Assistant;
         if told {
             let meta = entry.flags & Line::META != 0;
             let facts = facts::of(text, &walked, &message.blocks, assistant, meta);
-            entry.blocks = facts
-                .zip(&message.blocks)
-                .map(|(fact, b)| (fact, b.id.as_ref().and_then(&string_id)))
-                .collect();
+            let from = side.blocks.len();
+            side.blocks.extend(
+                facts
+                    .zip(&message.blocks)
+                    .map(|(fact, b)| (fact, b.id.as_ref().and_then(&string_id))),
+            );
+            entry.blocks = added(&side.blocks, from);
             entry.model = message.model.as_ref().and_then(&string_id);
         }
         if let Some(content) = &message.content {
-            walked.retain(|w| content.contains(&(w.at as usize)));
-            entry.walked = walked;
+            let from = side.walked.len();
+            let inside = walked.iter().filter(|w| content.contains(&(w.at as usize)));
+            side.walked.extend(inside);
+            entry.walked = added(&side.walked, from);
         }
         entry.content = message.content.as_ref().map(Within::of);
         let results_only = !message.blocks.is_empty()
@@ -394,6 +428,7 @@ fn classify(line: &[u8], told: bool) -> Result<Line, ParseError> {
             BLOCKS.set(message.blocks);
         }
     }
+    LONG.set(walked);
     Ok(entry)
 }
 
@@ -405,6 +440,8 @@ thread_local! {
     /// The vector a message's blocks are walked into, kept for the next line classified on this
     /// thread (it was an allocation a message, freed again before the line's record was done).
     static BLOCKS: std::cell::Cell<Vec<Block>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The vector the parser lists a line's long strings in, kept likewise.
+    static LONG: std::cell::Cell<Vec<json::Walked>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// What the classifier reads of a message.
@@ -542,13 +579,18 @@ mod tests {
         let e = classify(
             br#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]},"uuid":"u1","timestamp":"2026-01-01T00:00:00Z"}"#,
             true,
+            &mut Side::default(),
         )
         .unwrap();
         assert_eq!(e.kind, Kind::User);
         assert_eq!(e.flags, Line::MESSAGE | Line::RESULTS_ONLY);
         assert!(e.uuid.is_some() && e.parent.is_none());
         assert_eq!(
-            classify(br#"{"type":"assistant","uuid":"a"}"#, true),
+            classify(
+                br#"{"type":"assistant","uuid":"a"}"#,
+                true,
+                &mut Side::default()
+            ),
             Err(ParseError::Shape {
                 kind: "assistant",
                 problem: r#"no object "message""#
@@ -557,6 +599,7 @@ mod tests {
         let b = classify(
             br#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"isSidechain":true}"#,
             true,
+            &mut Side::default(),
         )
         .unwrap();
         assert_eq!(b.flags, Line::BOUNDARY | Line::SIDECHAIN);

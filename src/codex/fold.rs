@@ -258,11 +258,13 @@ fn uuid_v7_millis(id: &str) -> Option<u64> {
 
 impl pipeline::Fold for Fold<'_> {
     type Record = Classified;
+    type Side = ();
 
     fn fold(
         &mut self,
         line: LineAt,
         (spelling, record, ordinal): Classified,
+        _: &(),
         chunk: &Bytes<'_>,
         f: &mut Findings,
     ) {

@@ -112,8 +112,9 @@ pub(crate) struct Classifier {
 
 impl crate::pipeline::Classify for Classifier {
     type Record = Classified;
+    type Side = ();
 
-    fn classify(&self, line: &[u8], at: u64) -> Result<Classified, ParseError> {
+    fn classify(&self, line: &[u8], at: u64, _: &mut ()) -> Result<Classified, ParseError> {
         parse(line, at, self.pre_envelope)
     }
 }
