@@ -74,28 +74,25 @@ impl<'a> Parser<'a> {
 
     /// A parser that remembers where the long strings it walks are ([`Parser::long_strings`]).
     pub fn remembering(text: &'a str) -> Parser<'a> {
-        Parser {
-            long: Some(Vec::new()),
-            ..Parser::new(text)
-        }
+        let mut parser = Parser::new(text);
+        parser.long = Some(Vec::new());
+        parser
     }
 
     /// [`Parser::remembering`], listing the long strings in `long` (emptied first): a vector
     /// kept from line to line.
     pub fn remembering_in(text: &'a str, mut long: Vec<Walked>) -> Parser<'a> {
         long.clear();
-        Parser {
-            long: Some(long),
-            ..Parser::new(text)
-        }
+        let mut parser = Parser::new(text);
+        parser.long = Some(long);
+        parser
     }
 
     /// A parser of a text whose long strings a walk already found valid at `known`.
     pub fn knowing(text: &'a str, known: &'a [Walked]) -> Parser<'a> {
-        Parser {
-            known,
-            ..Parser::new(text)
-        }
+        let mut parser = Parser::new(text);
+        parser.known = known;
+        parser
     }
 
     /// The long strings walked so far, in order (none unless [`Parser::remembering`]).
@@ -189,6 +186,9 @@ impl<'a> Parser<'a> {
     fn value_walked(&mut self) -> Result<Range<usize>> {
         let start = self.pos;
         let mut stack = std::mem::take(&mut self.stack);
+        if stack.capacity() == 0 {
+            stack = STACK.take();
+        }
         stack.clear();
         let result = self.skip(&mut stack);
         self.stack = stack;
@@ -507,6 +507,23 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+impl Drop for Parser<'_> {
+    fn drop(&mut self) {
+        if (1..=KEPT_STACK).contains(&self.stack.capacity()) {
+            STACK.set(std::mem::take(&mut self.stack));
+        }
+    }
+}
+
+/// The deepest stack [`STACK`] keeps: a line nested deeper does not leave its stack behind.
+const KEPT_STACK: usize = 4096;
+
+thread_local! {
+    /// A skipper's stack, kept for the next parser on this thread: a parser is made for each
+    /// line, and its stack was an allocation a line (grown and freed again).
+    static STACK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// The bytes that may follow a backslash on their own (`\\u` takes four hex digits).
