@@ -301,15 +301,6 @@ impl Fold {
     }
 }
 
-/// The decoded bytes of an entry's id, carried in its record or at `within` of its line.
-fn id_bytes<'a>(chunk: &'a Bytes<'_>, line: LineAt, id: &'a Option<Id>) -> Option<Cow<'a, [u8]>> {
-    match id {
-        Some(Id::Key(key)) => Some(Cow::Borrowed(key.bytes())),
-        Some(Id::At(within)) => decoded(chunk, line, *within),
-        None => None,
-    }
-}
-
 /// The decoded string at `within` of a classified line (so UTF-8 already).
 fn decoded<'c>(chunk: &'c Bytes<'_>, line: LineAt, within: Within) -> Option<Cow<'c, [u8]>> {
     let span = Span {
@@ -384,13 +375,13 @@ impl pipeline::Fold for Fold {
                 });
             }
         }
-        let id = |id| id_bytes(chunk, line, id);
         // An id interned among `strings`, `NONE` for none.
-        let interned = |strings: &mut Strings, i| id(i).map_or(NONE, |i| strings.intern(&i));
-        let Some(uuid) = id(&entry.uuid) else {
+        let interned =
+            |strings: &mut Strings, i: &Option<Id>| i.map_or(NONE, |i| strings.intern(side.id(i)));
+        let Some(uuid) = entry.uuid else {
             return;
         };
-        let uuid = state.uuids.intern(&uuid);
+        let uuid = state.uuids.intern(side.id(uuid));
         let parent = interned(&mut state.uuids, &entry.parent);
         self.node_of.resize(state.uuids.len(), NONE);
         let message_id = interned(&mut state.message_ids, &entry.message_id);

@@ -6,7 +6,6 @@
 use std::ops::Range;
 
 use crate::findings::ParseError;
-use crate::intern::Short;
 use crate::json::{self, Parser};
 use crate::toolcall::ToolFault;
 
@@ -116,20 +115,27 @@ pub(crate) struct Line {
     pub rendered: Option<Box<str>>,
 }
 
-/// An id of an entry (its uuid, its parent's, its message's), decoded by the classifier for the
-/// fold (reading it from the line there was 8% of loading a large transcript); one too long to
-/// carry is left where it is in the line.
+/// An id of an entry (its uuid, its parent's, its message's) or of a block, decoded by the
+/// classifier for the fold (reading it from the line there was 8% of loading a large
+/// transcript): where its bytes are in the run's [`Side`]. A record carries a few bytes for it,
+/// not the id itself (the records are moved from thread to thread).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Id {
-    Key(Short),
-    At(Within),
+pub(crate) struct Id {
+    start: u32,
+    end: u32,
 }
 
 impl Id {
-    /// The id of the JSON string at `range` of `text`; `None` when it is no string.
-    fn of(text: &str, range: &Range<usize>) -> Option<Id> {
+    /// The id of the JSON string at `range` of `text`, decoded into `ids`; `None` when it is
+    /// no string.
+    fn of(text: &str, range: &Range<usize>, ids: &mut Vec<u8>) -> Option<Id> {
         let decoded = json::decode_key(&text[range.clone()])?;
-        Some(Short::new(&decoded).map_or(Id::At(Within::of(range)), Id::Key))
+        let start = ids.len() as u32;
+        ids.extend_from_slice(&decoded);
+        Some(Id {
+            start,
+            end: ids.len() as u32,
+        })
     }
 }
 
@@ -185,15 +191,22 @@ pub(crate) struct Classifier {
     pub facts: bool,
 }
 
-/// The blocks and long strings of a run's lines, line after line (see [`Line::blocks`] and
-/// [`Line::walked`]): two vectors a run, not two a message.
+/// The blocks, long strings and ids of a run's lines, line after line (see [`Line::blocks`],
+/// [`Line::walked`] and [`Id`]): three vectors a run, not two a message.
 #[derive(Debug, Default)]
 pub(crate) struct Side {
     blocks: Vec<(Fact, Option<Id>)>,
     walked: Vec<json::Walked>,
+    /// The decoded ids of the run's records, one after another (see [`Id`]).
+    ids: Vec<u8>,
 }
 
 impl Side {
+    /// The bytes of `id`.
+    pub fn id(&self, id: Id) -> &[u8] {
+        &self.ids[id.start as usize..id.end as usize]
+    }
+
     /// The facts and ids of the blocks of `line`'s message.
     pub fn blocks(&self, line: &Line) -> &[(Fact, Option<Id>)] {
         let Range { start, end } = line.blocks;
@@ -315,16 +328,25 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
             .filter(|r| text.as_bytes()[r.start] == b'"')
             .map(Within::of)
     };
-    let string_id = |r: &Range<usize>| {
+    let Side {
+        blocks,
+        walked: side_walked,
+        ids,
+    } = side;
+    let mut string_id = |r: &Range<usize>| {
         (text.as_bytes()[r.start] == b'"')
-            .then(|| Id::of(text, r))
+            .then(|| Id::of(text, r, ids))
             .flatten()
     };
     let mut entry = Line {
         kind,
         type_name: m.kind.as_ref().map(Within::of).unwrap_or_default(),
-        uuid: m.uuid.as_ref().filter(|r| r.len() > 2).and_then(&string_id),
-        parent: m.parent.as_ref().and_then(&string_id),
+        uuid: m
+            .uuid
+            .as_ref()
+            .filter(|r| r.len() > 2)
+            .and_then(&mut string_id),
+        parent: m.parent.as_ref().and_then(&mut string_id),
         message_id: None,
         session_id: string_span(&m.session_id),
         cwd: string_span(&m.cwd),
@@ -397,20 +419,20 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
         if told {
             let meta = entry.flags & Line::META != 0;
             let facts = facts::of(text, &walked, &message.blocks, assistant, meta);
-            let from = side.blocks.len();
-            side.blocks.extend(
+            let from = blocks.len();
+            blocks.extend(
                 facts
                     .zip(&message.blocks)
-                    .map(|(fact, b)| (fact, b.id.as_ref().and_then(&string_id))),
+                    .map(|(fact, b)| (fact, b.id.as_ref().and_then(&mut string_id))),
             );
-            entry.blocks = added(&side.blocks, from);
-            entry.model = message.model.as_ref().and_then(&string_id);
+            entry.blocks = added(blocks, from);
+            entry.model = message.model.as_ref().and_then(&mut string_id);
         }
         if let Some(content) = &message.content {
-            let from = side.walked.len();
+            let from = side_walked.len();
             let inside = walked.iter().filter(|w| content.contains(&(w.at as usize)));
-            side.walked.extend(inside);
-            entry.walked = added(&side.walked, from);
+            side_walked.extend(inside);
+            entry.walked = added(side_walked, from);
         }
         entry.content = message.content.as_ref().map(Within::of);
         let results_only = !message.blocks.is_empty()
@@ -419,7 +441,7 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
                 .iter()
                 .all(|b| b.kind == BlockKind::ToolResult);
         if assistant {
-            entry.message_id = message.id.as_ref().and_then(&string_id);
+            entry.message_id = message.id.as_ref().and_then(&mut string_id);
         } else if results_only {
             entry.flags |= Line::RESULTS_ONLY;
         }
