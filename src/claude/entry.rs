@@ -193,12 +193,24 @@ pub(crate) struct Classifier {
 
 /// The blocks, long strings and ids of a run's lines, line after line (see [`Line::blocks`],
 /// [`Line::walked`] and [`Id`]): three vectors a run, not two a message.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Side {
     blocks: Vec<(Fact, Option<Id>)>,
     walked: Vec<json::Walked>,
     /// The decoded ids of the run's records, one after another (see [`Id`]).
     ids: Vec<u8>,
+}
+
+/// A run is 64 KiB of lines, some forty entries of a transcript: its side starts with room
+/// for what they usually hold (grown from nothing, it was reallocated a dozen times a run).
+impl Default for Side {
+    fn default() -> Side {
+        Side {
+            blocks: Vec::with_capacity(128),
+            walked: Vec::with_capacity(64),
+            ids: Vec::with_capacity(8 << 10),
+        }
+    }
 }
 
 impl Side {
