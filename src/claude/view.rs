@@ -190,6 +190,9 @@ pub(crate) enum Dropped {
     ApiError { node: u32 },
 }
 
+/// The items a message starts with room for (see [`View::merge`]).
+const JOINED: usize = 4;
+
 /// The view of a Claude Code history.
 pub(crate) struct View<'s> {
     pub state: &'s State,
@@ -676,14 +679,22 @@ impl<'s> View<'s> {
                 last.nodes.push(item.node);
                 notes.into_iter().for_each(|n| add_note(&mut last.notes, n));
             }
-            _ => messages.push(Message {
-                role: item.role,
-                message_id: item.message_id,
-                blocks: blocks.to_vec(),
-                nodes: vec![item.node],
-                inserted: false,
-                notes,
-            }),
+            _ => {
+                // Claude Code writes an entry for each block of a response, and a turn's tool
+                // results follow one another: most messages are joined from a few items, and
+                // grown from one they were reallocated at each.
+                let mut message = Message {
+                    role: item.role,
+                    message_id: item.message_id,
+                    blocks: Vec::with_capacity(blocks.len().max(JOINED)),
+                    nodes: Vec::with_capacity(JOINED),
+                    inserted: false,
+                    notes,
+                };
+                message.blocks.extend_from_slice(blocks);
+                message.nodes.push(item.node);
+                messages.push(message);
+            }
         }
     }
 
