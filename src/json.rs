@@ -258,7 +258,8 @@ impl<'a> Parser<'a> {
     /// A string, number or literal.
     fn scalar(&mut self) -> Result<()> {
         match self.bytes().get(self.pos) {
-            Some(b'"') => self.string().map(drop),
+            // Settled inline where it is short: a skipped container is mostly short strings.
+            Some(b'"') => self.string_escaped().map(drop),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(b't') => self.literal("true"),
             Some(b'f') => self.literal("false"),
