@@ -720,13 +720,16 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
         let n = &nodes[i];
         (n.kind == Kind::Assistant && n.message_id != NONE).then_some(n.message_id)
     };
-    let by_message = Groups::of(message_ids, nodes.len(), assistant);
     let results_parent = |i: usize| {
         let n = &nodes[i];
         let p = *node_of.get(n.parent as usize)?;
         (n.has(Line::RESULTS_ONLY) && p != NONE).then_some(p)
     };
-    let by_parent = Groups::of(nodes.len(), nodes.len(), results_parent);
+    // Each grouping is a few passes over the nodes, apart from the other: on two cores at once.
+    let (by_message, by_parent) = rayon::join(
+        || Groups::of(message_ids, nodes.len(), assistant),
+        || Groups::of(nodes.len(), nodes.len(), results_parent),
+    );
     let group = |id: u32| by_message.of_key(id).iter().copied();
     let results_of = |parent: u32| by_parent.of_key(parent).iter().copied();
     let mut emitted = vec![false; nodes.len()];
@@ -737,6 +740,8 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
         }
     };
     let mut done = vec![false; message_ids];
+    // A response's entries and their results, gathered in vectors kept from one to the next.
+    let (mut members, mut results) = (Vec::new(), Vec::new());
     for &n in chain {
         let node = &nodes[n as usize];
         let id = node.message_id;
@@ -745,10 +750,12 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
             continue;
         }
         done[id as usize] = true;
-        let members: Vec<u32> = group(id).collect();
-        let mut results: Vec<u32> = members.iter().flat_map(|&m| results_of(m)).collect();
+        members.clear();
+        members.extend(group(id));
+        results.clear();
+        results.extend(members.iter().flat_map(|&m| results_of(m)));
         results.sort_unstable();
-        for m in members.into_iter().chain(results) {
+        for &m in members.iter().chain(&results) {
             emit(m, &mut history);
         }
     }
