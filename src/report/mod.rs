@@ -489,12 +489,25 @@ fn time_text(nanos: i64) -> Option<String> {
     let millis = nanos.rem_euclid(1_000_000_000) / 1_000_000;
     let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
     let (y, m, d) = crate::text::civil_from_days(days);
-    Some(format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    ))
+    let (hour, minute, second) = (rest / 3600, rest % 3600 / 60, rest % 60);
+    // Digit by digit: a large transcript's report names thousands of leaves, each with its
+    // time, and `format!` made that most of building the report. Nanoseconds in an `i64` span
+    // the years 1677 to 2262: four digits.
+    let mut out = Vec::with_capacity(24);
+    let mut put = |n: i64, width: u32, after: u8| {
+        (0..width)
+            .rev()
+            .for_each(|i| out.push(b'0' + (n / 10i64.pow(i) % 10) as u8));
+        out.push(after);
+    };
+    put(y, 4, b'-');
+    put(m, 2, b'-');
+    put(d, 2, b'T');
+    put(hour, 2, b':');
+    put(minute, 2, b':');
+    put(second, 2, b'.');
+    put(millis, 3, b'Z');
+    String::from_utf8(out).ok()
 }
 
 /// The keys and repairs of a Claude Code session.
@@ -747,5 +760,28 @@ impl<'a> Report<'a> {
             || no_meta
             || broken
             || !self.resumable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_text;
+
+    #[test]
+    fn times_are_written_as_iso_8601() {
+        const S: i64 = 1_000_000_000;
+        let cases = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (S + S / 2, "1970-01-01T00:00:01.500Z"),
+            (-S / 1000, "1969-12-31T23:59:59.999Z"),
+            (951_782_400 * S, "2000-02-29T00:00:00.000Z"),
+            (1_767_323_045 * S + 678_999_999, "2026-01-02T03:04:05.678Z"),
+            (i64::MAX, "2262-04-11T23:47:16.854Z"),
+            (i64::MIN + 1, "1677-09-21T00:12:43.145Z"),
+        ];
+        for (nanos, text) in cases {
+            assert_eq!(time_text(nanos).as_deref(), Some(text), "{nanos}");
+        }
+        assert_eq!(time_text(i64::MIN), None);
     }
 }
