@@ -7,8 +7,6 @@
 
 use std::borrow::Cow;
 
-use rayon::prelude::*;
-
 use super::entry::{Id, Kind, Line, Side, Within};
 use super::facts::Fact;
 use crate::findings::Findings;
@@ -472,26 +470,23 @@ impl Fold {
             state.sidechain_entries = sidechain as u64;
         }
         // Where the walk goes from each node, worked out once: the walks below read these
-        // few bytes a node instead of the nodes themselves (on both cores: each node's step is
-        // its own, and looking its parent up is a random read).
-        let step = |i: usize| {
-            let n = &nodes[i];
-            if n.has(Line::BOUNDARY) || n.parent == NONE {
-                return Step::Root;
-            }
-            match node_of.get(n.parent as usize) {
-                Some(&p) if p != NONE => Step::Parent(p),
-                _ => Step::Dangling(
-                    i.checked_sub(1)
-                        .filter(|&p| within_bridge(nodes[p].time, n.time))
-                        .map(|p| p as u32),
-                ),
-            }
-        };
-        let steps: Vec<Step> = match pipeline::threads_available() {
-            true => (0..nodes.len()).into_par_iter().map(step).collect(),
-            false => (0..nodes.len()).map(step).collect(),
-        };
+        // few bytes a node instead of the nodes themselves.
+        let steps: Vec<Step> = (0..nodes.len())
+            .map(|i| {
+                let n = &nodes[i];
+                if n.has(Line::BOUNDARY) || n.parent == NONE {
+                    return Step::Root;
+                }
+                match node_of.get(n.parent as usize) {
+                    Some(&p) if p != NONE => Step::Parent(p),
+                    _ => Step::Dangling(
+                        i.checked_sub(1)
+                            .filter(|&p| within_bridge(nodes[p].time, n.time))
+                            .map(|p| p as u32),
+                    ),
+                }
+            })
+            .collect();
         // The node each walks to next (`NONE` where its walk ends).
         let next: Vec<u32> = steps
             .iter()
@@ -730,13 +725,8 @@ fn history(nodes: &[Node], node_of: &[u32], message_ids: usize, chain: &[u32]) -
         let p = *node_of.get(n.parent as usize)?;
         (n.has(Line::RESULTS_ONLY) && p != NONE).then_some(p)
     };
-    // Each grouping is a few passes over the nodes, apart from the other: on two cores at once.
-    let by_message = || Groups::of(message_ids, nodes.len(), assistant);
-    let by_parent = || Groups::of(nodes.len(), nodes.len(), results_parent);
-    let (by_message, by_parent) = match pipeline::threads_available() {
-        true => rayon::join(by_message, by_parent),
-        false => (by_message(), by_parent()),
-    };
+    let by_message = Groups::of(message_ids, nodes.len(), assistant);
+    let by_parent = Groups::of(nodes.len(), nodes.len(), results_parent);
     let group = |id: u32| by_message.of_key(id).iter().copied();
     let results_of = |parent: u32| by_parent.of_key(parent).iter().copied();
     let mut emitted = vec![false; nodes.len()];
