@@ -849,7 +849,12 @@ fn has_escape(inner: &[u8]) -> bool {
     // looked at 16 at a time, the last 16 overlapping, where a memchr call cost more than the
     // look. Inside a JSON string, the one special byte [`specials16`] can find is a `\`.
     match inner.len() {
-        0..16 => inner.contains(&b'\\'),
+        0..16 => {
+            // Padded with spaces, which are no special.
+            let mut part = [b' '; 16];
+            part[..inner.len()].copy_from_slice(inner);
+            specials16(&part) != 0
+        }
         16..=64 => {
             let last = inner.len() - 16;
             let mut starts = (0..last).step_by(16).chain([last]);
