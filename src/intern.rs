@@ -6,9 +6,10 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-/// A short string's bytes, carried by value: a classifier decodes an id (a uuid, a call id)
-/// while it has the line at hand, and the fold interns it from the record, without reading the
-/// line again (another core parsed it, and no cache holds it any longer by then).
+/// A short string's bytes, carried by value: a classifier decodes an id (a Codex call id) while
+/// it has the line at hand, and the fold interns it from the record, without reading the line
+/// again (another core parsed it, and no cache holds it any longer by then). A Claude Code
+/// record's ids are decoded into its run's side instead (`claude::entry::Id`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Short {
     len: u8,
