@@ -58,6 +58,24 @@ pub fn known_decoded_len(known: &[Walked], range: &Range<usize>) -> Option<usize
     (w.end as usize == range.end).then_some(w.decoded as usize)
 }
 
+/// Where the string at `at` of `bytes` ends, when `known` lists it and a quote still ends it
+/// there, inside `bytes`: a text read again may not be the one walked, so a string is stepped
+/// over only if it still ends where the walk found it (after a quote, so on a character
+/// boundary); else it is to be scanned. The strings `known` lists up to `at` are passed.
+#[inline]
+pub fn known_end(known: &mut &[Walked], bytes: &[u8], at: usize) -> Option<usize> {
+    while let Some((k, rest)) = known.split_first()
+        && k.at as usize <= at
+    {
+        *known = rest;
+        let end = k.end as usize;
+        if k.at as usize == at && end > at + 1 && bytes.get(end - 1) == Some(&b'"') {
+            return Some(end);
+        }
+    }
+    None
+}
+
 /// The length from which a string is remembered.
 const LONG: usize = 256;
 
@@ -349,20 +367,9 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn string_walked(&mut self) -> Result<(Range<usize>, bool)> {
         let start = self.pos;
-        while let Some((known, rest)) = self.known.split_first()
-            && known.at as usize <= start
-        {
-            self.known = rest;
-            let end = known.end as usize;
-            // A text read again may not be the one walked: a string is stepped over only if it
-            // still ends there (after a quote, so on a character boundary); else it is scanned.
-            if known.at as usize == start
-                && end > start + 1
-                && self.bytes().get(end - 1) == Some(&b'"')
-            {
-                self.pos = end;
-                return Ok((start..end, true));
-            }
+        if let Some(end) = known_end(&mut self.known, self.text.as_bytes(), start) {
+            self.pos = end;
+            return Ok((start..end, true));
         }
         let (range, shrink) = self.scan_string()?;
         if range.len() >= LONG

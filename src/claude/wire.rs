@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use crate::json::Walked;
+use crate::json::{self, Walked};
 
 /// Copies the JSON text at `range` of `text` into `out`, every number printed as
 /// `JSON.stringify` prints the double it reads as (`12345678901234567890` →
@@ -16,6 +16,8 @@ use crate::json::Walked;
 /// that form.
 pub(crate) fn write_js(text: &str, range: Range<usize>, known: &[Walked], out: &mut Vec<u8>) {
     let base = range.start;
+    // A known string is stepped over only where it ends inside the range.
+    let within = &text.as_bytes()[..range.end];
     let raw = &text.as_bytes()[range];
     let mut known = &known[known.partition_point(|k| (k.at as usize) < base)..];
     let mut i = 0;
@@ -23,21 +25,9 @@ pub(crate) fn write_js(text: &str, range: Range<usize>, known: &[Walked], out: &
     while i < raw.len() {
         match raw[i] {
             b'"' => {
-                while known.first().is_some_and(|k| (k.at as usize) < base + i) {
-                    known = &known[1..];
-                }
-                i = match known.first() {
-                    // A text read again may not be the one walked: a string is stepped over
-                    // only if a quote still ends it there.
-                    Some(k)
-                        if k.at as usize == base + i
-                            && (k.end as usize) <= base + raw.len()
-                            && (k.end as usize) > base + i + 1
-                            && raw[k.end as usize - base - 1] == b'"' =>
-                    {
-                        k.end as usize - base
-                    }
-                    _ => string_end(raw, i),
+                i = match json::known_end(&mut known, within, base + i) {
+                    Some(end) => end - base,
+                    None => string_end(raw, i),
                 }
             }
             b'-' | b'0'..=b'9' => {
