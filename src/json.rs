@@ -92,9 +92,7 @@ impl<'a> Parser<'a> {
 
     /// A parser that remembers where the long strings it walks are ([`Parser::long_strings`]).
     pub fn remembering(text: &'a str) -> Parser<'a> {
-        let mut parser = Parser::new(text);
-        parser.long = Some(Vec::new());
-        parser
+        Parser::remembering_in(text, Vec::new())
     }
 
     /// [`Parser::remembering`], listing the long strings in `long` (emptied first): a vector
