@@ -462,13 +462,18 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
             BLOCKS.set(message.blocks);
         }
     }
-    LONG.set(walked);
+    if walked.capacity() <= KEPT_LONG {
+        LONG.set(walked);
+    }
     Ok(entry)
 }
 
 /// The most blocks whose room [`BLOCKS`] keeps (~600 KiB): a message of more does not leave its
 /// vector behind on the thread once its line is done.
 const KEPT_BLOCKS: usize = 4096;
+
+/// The most long strings whose room [`LONG`] keeps (48 KiB), likewise.
+const KEPT_LONG: usize = 4096;
 
 thread_local! {
     /// The vector a message's blocks are walked into, kept for the next line classified on this
