@@ -346,16 +346,7 @@ fn rfc3339(now: SystemTime) -> String {
     let since = now
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
-    let secs = since.as_secs() as i64;
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = crate::text::civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        since.subsec_millis()
-    )
+    crate::text::utc_time(since.as_secs() as i64, i64::from(since.subsec_millis()))
 }
 
 /// What a copy is made from.

@@ -45,6 +45,33 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
+/// `2026-01-02T03:04:05.678Z`: the UTC time `seconds` after 1970, and `millis` (0 to 999).
+pub(crate) fn utc_time(seconds: i64, millis: i64) -> String {
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let (hour, minute, second) = (rest / 3600, rest % 3600 / 60, rest % 60);
+    if !(0..=9999).contains(&y) {
+        return format!("{y:04}-{m:02}-{d:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z");
+    }
+    // Digit by digit: a large transcript's report names thousands of leaves, each with its
+    // time, and `format!` made that most of building the report.
+    let mut out = String::with_capacity(24);
+    let mut put = |n: i64, width: u32, after: char| {
+        for i in (0..width).rev() {
+            out.push(char::from(b'0' + (n / 10i64.pow(i) % 10) as u8));
+        }
+        out.push(after);
+    };
+    put(y, 4, '-');
+    put(m, 2, '-');
+    put(d, 2, 'T');
+    put(hour, 2, ':');
+    put(minute, 2, ':');
+    put(second, 2, '.');
+    put(millis, 3, 'Z');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +85,15 @@ mod tests {
         }
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
+
+    /// Checked against Python's datetime; years past four digits as `format!` writes them.
+    #[test]
+    fn times_are_written_as_rfc_3339() {
+        assert_eq!(utc_time(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(utc_time(-1, 999), "1969-12-31T23:59:59.999Z");
+        assert_eq!(utc_time(951_782_400, 7), "2000-02-29T00:00:00.007Z");
+        assert_eq!(utc_time(253_402_300_799, 50), "9999-12-31T23:59:59.050Z");
+        assert_eq!(utc_time(253_402_300_800, 0), "10000-01-01T00:00:00.000Z");
     }
 }

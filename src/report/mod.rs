@@ -487,27 +487,7 @@ fn time_text(nanos: i64) -> Option<String> {
     }
     let seconds = nanos.div_euclid(1_000_000_000);
     let millis = nanos.rem_euclid(1_000_000_000) / 1_000_000;
-    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (y, m, d) = crate::text::civil_from_days(days);
-    let (hour, minute, second) = (rest / 3600, rest % 3600 / 60, rest % 60);
-    // Digit by digit: a large transcript's report names thousands of leaves, each with its
-    // time, and `format!` made that most of building the report. Nanoseconds in an `i64` span
-    // the years 1677 to 2262: four digits.
-    let mut out = Vec::with_capacity(24);
-    let mut put = |n: i64, width: u32, after: u8| {
-        (0..width)
-            .rev()
-            .for_each(|i| out.push(b'0' + (n / 10i64.pow(i) % 10) as u8));
-        out.push(after);
-    };
-    put(y, 4, b'-');
-    put(m, 2, b'-');
-    put(d, 2, b'T');
-    put(hour, 2, b':');
-    put(minute, 2, b':');
-    put(second, 2, b'.');
-    put(millis, 3, b'Z');
-    String::from_utf8(out).ok()
+    Some(crate::text::utc_time(seconds, millis))
 }
 
 /// The keys and repairs of a Claude Code session.
