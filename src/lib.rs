@@ -26,6 +26,7 @@
 //! ```
 #![deny(clippy::print_stdout)]
 
+pub mod alloc;
 mod app;
 pub mod cli;
 pub mod exit;

@@ -8,6 +8,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use rollcall::exit::{Failure, Status};
 
+/// Large blocks on huge pages where the kernel gives them only when asked (see `alloc`).
+#[global_allocator]
+static ALLOCATOR: rollcall::alloc::HugePages = rollcall::alloc::HugePages;
+
 fn main() -> ExitCode {
     match run() {
         Ok(status) => status.into(),
