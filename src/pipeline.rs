@@ -34,6 +34,9 @@ pub(crate) trait Classify: Sync {
 pub(crate) trait Fold {
     type Record;
     type Side;
+    /// Told of each record of a run, in order, before any of them is folded: a fold can start
+    /// fetching what it will look up for them while it folds the ones before.
+    fn ahead(&mut self, _record: &Self::Record, _side: &Self::Side) {}
     fn fold(
         &mut self,
         line: LineAt,
@@ -343,6 +346,11 @@ fn fold_piece<F: Fold>(
         let first = findings.lines + 1;
         let last_line = first + u64::from(run.lines) - 1;
         let mut blank_until = first;
+        for (_, _, _, outcome) in &run.parsed {
+            if let Ok(record) = outcome {
+                fold.ahead(record, &run.side);
+            }
+        }
         for (index, offset, len, outcome) in run.parsed {
             let number = first + u64::from(index);
             findings.blank_lines += number - blank_until;

@@ -314,6 +314,14 @@ impl pipeline::Fold for Fold {
     type Record = Line;
     type Side = Side;
 
+    /// An entry's uuid is new (each entry adds one): its slot in the table of uuids is fetched
+    /// while the entries before it are folded.
+    fn ahead(&mut self, entry: &Line, _: &Side) {
+        if entry.uuid.is_some() {
+            self.state.uuids.prefetch(entry.uuid_hash);
+        }
+    }
+
     fn fold(
         &mut self,
         line: LineAt,
@@ -381,7 +389,7 @@ impl pipeline::Fold for Fold {
         let Some(uuid) = entry.uuid else {
             return;
         };
-        let uuid = state.uuids.intern(side.id(uuid));
+        let uuid = state.uuids.intern_hashed(side.id(uuid), entry.uuid_hash);
         let parent = interned(&mut state.uuids, &entry.parent);
         self.node_of.resize(state.uuids.len(), NONE);
         let message_id = interned(&mut state.message_ids, &entry.message_id);

@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use crate::findings::ParseError;
+use crate::intern;
 use crate::json::{self, Parser};
 use crate::toolcall::ToolFault;
 
@@ -74,6 +75,9 @@ pub(crate) struct Line {
     pub type_name: Within,
     /// The `uuid` string, when it is a non-empty string.
     pub uuid: Option<Id>,
+    /// The uuid's [`intern::hash`] (0 without one), hashed here, beside the other cores' work,
+    /// rather than in the fold.
+    pub uuid_hash: u64,
     /// The `parentUuid` string, when it is one.
     pub parent: Option<Id>,
     /// The `message.id` of an assistant entry (one API response spans several entries).
@@ -358,6 +362,7 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
             .as_ref()
             .filter(|r| r.len() > 2)
             .and_then(&mut string_id),
+        uuid_hash: 0,
         parent: m.parent.as_ref().and_then(&mut string_id),
         message_id: None,
         session_id: string_span(&m.session_id),
@@ -464,6 +469,9 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
     }
     if walked.capacity() <= KEPT_LONG {
         LONG.set(walked);
+    }
+    if let Some(Id { start, end }) = entry.uuid {
+        entry.uuid_hash = intern::hash(&ids[start as usize..end as usize]);
     }
     Ok(entry)
 }
