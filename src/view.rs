@@ -29,8 +29,6 @@ pub(crate) struct Entry<'a> {
 pub(crate) const PART_BYTES: u64 = 1 << 20;
 pub(crate) const PART_STEPS: usize = 4096;
 pub(crate) const PARTS_AT_ONCE: usize = 8;
-/// The largest part's buffer kept for another part (one made for a huge item is freed).
-const KEPT_PART: usize = 4 * PART_BYTES as usize;
 
 /// Works on `steps` in parts of at most `part_steps` steps and about `part_bytes` of input (as
 /// `bytes` counts a step; a step of `part_bytes` or more is a part of its own), each part read
@@ -153,27 +151,11 @@ pub(crate) fn entries_in_parts<T: Send + Sync>(
         }
         return Ok(());
     };
-    // A part's buffer, once printed, is the buffer of a part still to come: fresh ones were
-    // memory the kernel had to find and zero for every part (a fifth of the kernel's part of a
-    // Codex view). At most the parts in flight are ever kept, each of a few parts' bytes.
-    let spare = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
-    let reuse = |bytes: Vec<u8>| {
-        if bytes.capacity() <= KEPT_PART
-            && let Ok(mut spare) = spare.lock()
-            && spare.len() < 2 * PARTS_AT_ONCE
-        {
-            spare.push(bytes);
-        }
-    };
     let work = |part: &[T], reader: &mut SpanReader<'_>| {
         // The entries go straight into the part's buffer, sized from the steps' input first:
         // written into a buffer of their own and copied, and grown by doubling, they were
         // copied twice over (9% of a Codex view's instructions).
         let mut made = Made::default();
-        if let Some(mut kept) = spare.lock().ok().and_then(|mut spare| spare.pop()) {
-            kept.clear();
-            made.bytes = kept;
-        }
         made.bytes
             .reserve(part.iter().map(&bytes).sum::<u64>() as usize);
         for step in part {
@@ -199,17 +181,12 @@ pub(crate) fn entries_in_parts<T: Send + Sync>(
                     })?;
                     start = end;
                 }
-                reuse(made.bytes);
                 Ok(())
             };
             in_parts(steps, sizes, &bytes, work, reader, true, print)
         }
         Sink::Lines(out) => {
-            let print = |made: Made| {
-                out.write_all(&made.bytes)?;
-                reuse(made.bytes);
-                Ok(())
-            };
+            let print = |made: Made| out.write_all(&made.bytes);
             in_parts(steps, sizes, &bytes, work, reader, true, print)
         }
     }
@@ -276,7 +253,7 @@ mod tests {
     use super::*;
 
     /// Entries made in parts come out as one at a time, in order, whichever sink takes them,
-    /// over many batches of parts (where each part's buffer is one a part before it printed).
+    /// over many batches of parts.
     #[test]
     fn entries_made_in_parts_are_the_entries_made_one_at_a_time() {
         // Steps of every size up to a few parts' bytes; every seventh has no entry.
