@@ -9,7 +9,7 @@
 //! a block of 2 MiB or more asks (`madvise(MADV_HUGEPAGE)`), and one fault maps 2 MiB.
 //! Where huge pages are off, or on another system, the advice is nothing.
 //!
-//! Only blocks of at least [`LARGE`] are advised, and only their whole 2 MiB pages: what the
+//! Only blocks of at least 2 MiB are advised, and only their whole 2 MiB pages: what the
 //! kernel maps for a block stays within the block's own address range, so at most the untouched
 //! tail of a growing vector's capacity is backed, up to 2 MiB per large block.
 
