@@ -470,8 +470,8 @@ fn classify(line: &[u8], told: bool, side: &mut Side) -> Result<Line, ParseError
     if walked.capacity() <= KEPT_LONG {
         LONG.set(walked);
     }
-    if let Some(Id { start, end }) = entry.uuid {
-        entry.uuid_hash = intern::hash(&ids[start as usize..end as usize]);
+    if let Some(uuid) = entry.uuid {
+        entry.uuid_hash = intern::hash(side.id(uuid));
     }
     Ok(entry)
 }
