@@ -34,8 +34,8 @@ pub(crate) trait Classify: Sync {
 pub(crate) trait Fold {
     type Record;
     type Side;
-    /// Told of each record of a run, in order, before any of them is folded: a fold can start
-    /// fetching what it will look up for them while it folds the ones before.
+    /// Told of each record of a run, in order, [`AHEAD`] records before it is folded: a fold can
+    /// start fetching what it will look up for it while it folds the ones before.
     fn ahead(&mut self, _record: &Self::Record, _side: &Self::Side) {}
     fn fold(
         &mut self,
@@ -83,11 +83,13 @@ pub(crate) struct Options<'p> {
 /// The records of one run of lines.
 struct Run<R, S> {
     lines: u32,
-    /// Non-blank lines: index in the run, offset in the chunk, length, and what it is.
-    parsed: Vec<(u32, u32, u32, Result<R, ParseError>)>,
+    parsed: Vec<Parsed<R>>,
     /// What the records keep together (see [`Classify::Side`]).
     side: S,
 }
+
+/// A non-blank line of a run: its index in the run, offset in the chunk, length, and what it is.
+type Parsed<R> = (u32, u32, u32, Result<R, ParseError>);
 
 enum Classified<R, S> {
     Lines(Chunk, Vec<Run<R, S>>),
@@ -346,12 +348,18 @@ fn fold_piece<F: Fold>(
         let first = findings.lines + 1;
         let last_line = first + u64::from(run.lines) - 1;
         let mut blank_until = first;
-        for (_, _, _, outcome) in &run.parsed {
-            if let Ok(record) = outcome {
-                fold.ahead(record, &run.side);
+        let side = &run.side;
+        let ahead = |fold: &mut F, parsed: Option<&Parsed<F::Record>>| {
+            if let Some((_, _, _, Ok(record))) = parsed {
+                fold.ahead(record, side);
             }
+        };
+        let mut parsed = run.parsed.into_iter();
+        for next in parsed.as_slice().iter().take(AHEAD) {
+            ahead(fold, Some(next));
         }
-        for (index, offset, len, outcome) in run.parsed {
+        while let Some((index, offset, len, outcome)) = parsed.next() {
+            ahead(fold, parsed.as_slice().get(AHEAD - 1));
             let number = first + u64::from(index);
             findings.blank_lines += number - blank_until;
             blank_until = number + 1;
@@ -376,9 +384,84 @@ fn fold_piece<F: Fold>(
     }
     chunk.into_buffer()
 }
+
+/// How many records ahead of the one being folded a fold is told of ([`Fold::ahead`]): enough
+/// for the memory it fetches to arrive in time, few enough that it is still cached when used.
+const AHEAD: usize = 8;
+
 /// Whether threads can be started: the global pool is built here, once, so that a process limit
 /// that allows none makes rollcall run on one thread instead of panicking.
 pub(crate) fn threads_available() -> bool {
     static BUILT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *BUILT.get_or_init(|| rayon::ThreadPoolBuilder::new().build_global().is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each line is its own number.
+    struct Numbers;
+
+    impl Classify for Numbers {
+        type Record = u64;
+        type Side = ();
+        fn classify(&self, line: &[u8], _: u64, _: &mut ()) -> Result<u64, ParseError> {
+            std::str::from_utf8(line)
+                .ok()
+                .and_then(|l| l.parse().ok())
+                .ok_or(ParseError::NotObject)
+        }
+    }
+
+    /// What a fold was told, in order: `(true, n)` ahead of `n`, `(false, n)` folding it.
+    #[derive(Default)]
+    struct Told(Vec<(bool, u64)>);
+
+    impl Fold for Told {
+        type Record = u64;
+        type Side = ();
+        fn ahead(&mut self, record: &u64, _: &()) {
+            self.0.push((true, *record));
+        }
+        fn fold(&mut self, _: LineAt, record: u64, _: &(), _: &Bytes<'_>, _: &mut Findings) {
+            self.0.push((false, record));
+        }
+    }
+
+    #[test]
+    fn a_fold_is_told_of_each_record_once_and_a_few_records_ahead() {
+        // Runs of many lines, blank lines and lines that are no record between them.
+        let mut input = String::new();
+        for n in 1..=20_000u64 {
+            input.push_str(&format!("{n}\n"));
+            if n % 97 == 0 {
+                input.push_str("\nnot a number\n");
+            }
+        }
+        for threads in [false, true] {
+            let mut told = Told::default();
+            let mut findings = Findings::new();
+            let mut options = Options {
+                threads,
+                max_line: 1 << 20,
+                progress: &mut |_| {},
+            };
+            let reader = io::Cursor::new(input.as_bytes());
+            run(reader, true, &Numbers, &mut told, &mut findings, &mut options).unwrap();
+            let ahead: Vec<u64> = told.0.iter().filter(|t| t.0).map(|t| t.1).collect();
+            let folded: Vec<u64> = told.0.iter().filter(|t| !t.0).map(|t| t.1).collect();
+            let all: Vec<u64> = (1..=20_000).collect();
+            assert_eq!((&ahead, &folded), (&all, &all), "threads: {threads}");
+            // Told of `n` after `n - AHEAD - 1` was folded and before `n` is.
+            let mut last_folded = 0;
+            for &(is_ahead, n) in &told.0 {
+                if is_ahead {
+                    assert!(n > last_folded && n - last_folded <= AHEAD as u64 + 1, "{n}");
+                } else {
+                    last_folded = n;
+                }
+            }
+        }
+    }
 }
