@@ -448,7 +448,15 @@ mod tests {
                 progress: &mut |_| {},
             };
             let reader = io::Cursor::new(input.as_bytes());
-            run(reader, true, &Numbers, &mut told, &mut findings, &mut options).unwrap();
+            run(
+                reader,
+                true,
+                &Numbers,
+                &mut told,
+                &mut findings,
+                &mut options,
+            )
+            .unwrap();
             let ahead: Vec<u64> = told.0.iter().filter(|t| t.0).map(|t| t.1).collect();
             let folded: Vec<u64> = told.0.iter().filter(|t| !t.0).map(|t| t.1).collect();
             let all: Vec<u64> = (1..=20_000).collect();
@@ -457,7 +465,10 @@ mod tests {
             let mut last_folded = 0;
             for &(is_ahead, n) in &told.0 {
                 if is_ahead {
-                    assert!(n > last_folded && n - last_folded <= AHEAD as u64 + 1, "{n}");
+                    assert!(
+                        n > last_folded && n - last_folded <= AHEAD as u64 + 1,
+                        "{n}"
+                    );
                 } else {
                     last_folded = n;
                 }
