@@ -34,8 +34,9 @@ pub(crate) trait Classify: Sync {
 pub(crate) trait Fold {
     type Record;
     type Side;
-    /// Told of each record of a run, in order, [`AHEAD`] records before it is folded: a fold can
-    /// start fetching what it will look up for it while it folds the ones before.
+    /// Told of each record of a run, in order, [`AHEAD`] lines before it is folded (a line that
+    /// is no record counts as one): a fold can start fetching what it will look up for it while
+    /// it folds the ones before.
     fn ahead(&mut self, _record: &Self::Record, _side: &Self::Side) {}
     fn fold(
         &mut self,
@@ -385,8 +386,9 @@ fn fold_piece<F: Fold>(
     chunk.into_buffer()
 }
 
-/// How many records ahead of the one being folded a fold is told of ([`Fold::ahead`]): enough
-/// for the memory it fetches to arrive in time, few enough that it is still cached when used.
+/// How many lines ahead of the one being folded a fold is told of a record ([`Fold::ahead`]):
+/// enough for the memory it fetches to arrive in time, few enough that it is still cached when
+/// used.
 const AHEAD: usize = 8;
 
 /// Whether threads can be started: the global pool is built here, once, so that a process limit
