@@ -81,7 +81,7 @@ impl Strings {
             return Err(0);
         };
         let tag = hash >> 32;
-        let mut at = tag as usize & mask;
+        let mut at = home(hash, mask);
         loop {
             let slot = self.slots[at];
             if slot == 0 {
@@ -114,7 +114,7 @@ impl Strings {
     /// a core's caches, and a new id's slot is a miss (one per entry of a Claude Code transcript).
     pub fn prefetch(&self, hash: u64) {
         if let Some(mask) = self.slots.len().checked_sub(1) {
-            prefetch(&self.slots[(hash >> 32) as usize & mask]);
+            prefetch(&self.slots[home(hash, mask)]);
         }
     }
 
@@ -154,7 +154,7 @@ impl Strings {
         let mask = len - 1;
         let mut slots = vec![0u64; len];
         for &slot in self.slots.iter().filter(|&&slot| slot != 0) {
-            let mut at = (slot >> 32) as usize & mask;
+            let mut at = home(slot, mask);
             while slots[at] != 0 {
                 at = (at + 1) & mask;
             }
@@ -166,6 +166,12 @@ impl Strings {
     pub fn len(&self) -> usize {
         self.ends.len()
     }
+}
+
+/// Where the probe for a hash starts in a table of `mask + 1` slots. `word` is the hash, or a
+/// slot, which holds the same upper half: a lookup, a prefetch and a growth agree on it.
+fn home(word: u64, mask: usize) -> usize {
+    (word >> 32) as usize & mask
 }
 
 /// Starts fetching `slot` into the caches.
